@@ -1,0 +1,64 @@
+# a2a-wire: the single entry point. `make test` runs every test the repository has and
+# installs what it needs (rustup target, cargo-fuzz) on a fresh machine.
+
+CARGO ?= cargo
+THUMB := thumbv7em-none-eabihf
+FUZZ_SECONDS ?= 20
+export CARGO_TERM_COLOR ?= never
+
+.PHONY: test deps fmt-check unit nostd fuzz-smoke bench-build bench demo clean
+
+test: deps fmt-check unit nostd bench-build fuzz-smoke
+	@echo "make test: all passed"
+
+deps:
+	rustup component add rustfmt
+	rustup target add $(THUMB)
+	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+# Unit tests, doc tests and the golden vectors (proto, core, tests).
+unit:
+	$(CARGO) test
+
+# no_std proof, never as a --workspace build (feature unification would turn `std` on):
+# 1. the core crates for a target that has no `std` at all;
+# 2. a host `#![no_std]` staticlib with its own panic handler, linked into a C program and run;
+# 3. self-test: the core built with a deliberate `std` use must FAIL to build.
+nostd:
+	$(CARGO) build -p a2a-wire-proto --target $(THUMB)
+	$(CARGO) build -p a2a-wire --no-default-features --target $(THUMB)
+	cd nostd-probe && CARGO_TARGET_DIR=../target/nostd-probe $(CARGO) build --release
+	cc nostd-probe/probe.c target/nostd-probe/release/liba2a_wire_nostd_probe.a -lpthread -ldl -lm -o target/nostd-probe/probe
+	./target/nostd-probe/probe
+	@if RUSTFLAGS="--cfg a2a_wire_std_canary" $(CARGO) build -p a2a-wire --no-default-features --target $(THUMB) \
+	      --target-dir target/nostd-canary 2> target/nostd-canary.log; then \
+	  echo "no_std self-test: a std use in the core was NOT caught"; exit 1; \
+	elif grep -q "can't find crate for \`std\`" target/nostd-canary.log; then \
+	  echo "no_std self-test: a std use in the core fails the build, as it must"; \
+	else cat target/nostd-canary.log; echo "no_std self-test failed for another reason"; exit 1; fi
+
+# Each fuzz target for a short bounded time, seeded from the golden vectors.
+fuzz-smoke:
+	python3 fuzz/seed.py
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build -O
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run v1_json_decode corpus/v1_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run v03_json_decode corpus/v03_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+
+# The benchmarks must keep compiling; `make bench` runs them (see BENCHMARKS.md).
+bench-build:
+	$(CARGO) bench -p a2a-wire-bench --no-run
+
+bench:
+	$(CARGO) bench -p a2a-wire-bench -- --noplot
+	python3 bench/report.py
+
+# What a2a-wire does today, on real wire data: decode, validate, translate.
+demo:
+	$(CARGO) run -q -p a2a-wire --example wire_tour
+
+clean:
+	$(CARGO) clean
+	rm -rf fuzz/corpus fuzz/artifacts fuzz/target

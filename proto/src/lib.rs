@@ -1,0 +1,56 @@
+//! # a2a-wire-proto
+//!
+//! The A2A v1.0 data model, generated from this crate's own `a2a.proto` (package
+//! `lf.a2a.v1`): prost message types for the protobuf wire (gRPC), serde impls that follow
+//! ProtoJSON exactly for the JSON bindings (JSON-RPC, HTTP+JSON, webhooks), and validators
+//! for the proto's REQUIRED fields.
+//!
+//! `no_std` + `alloc`. The JSON *format* (serde_json) and the decode/encode entry points with
+//! their error type live in the `a2a-wire` core crate; this crate only says what the JSON
+//! looks like.
+//!
+//! ```text
+//! lf::a2a::v1          the A2A messages and enums (re-exported as `v1`)
+//! google::protobuf     Timestamp, Struct, Value, ListValue, Empty, Any (local types)
+//! google::rpc          Status, ErrorInfo, BadRequest (error bodies)
+//! json                 ProtoJSON helpers: JsonEnum, timestamps, base64
+//! validate             Validate, Path, Violation
+//! ```
+#![no_std]
+#![deny(unsafe_code)]
+#![warn(clippy::std_instead_of_core, clippy::std_instead_of_alloc, clippy::alloc_instead_of_core)]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+/// Generated prost types, one module per proto package.
+#[allow(clippy::all, missing_docs, rustdoc::all, deprecated)]
+pub mod lf {
+    pub mod a2a {
+        pub mod v1 {
+            include!(concat!(env!("OUT_DIR"), "/lf.a2a.v1.rs"));
+        }
+    }
+}
+
+/// Well-known types and the Google error model, compiled as local types.
+#[allow(clippy::all, missing_docs, rustdoc::all)]
+pub mod google {
+    pub mod protobuf {
+        include!(concat!(env!("OUT_DIR"), "/google.protobuf.rs"));
+    }
+    pub mod rpc {
+        include!(concat!(env!("OUT_DIR"), "/google.rpc.rs"));
+    }
+}
+
+pub use lf::a2a::v1;
+
+pub mod json;
+pub mod validate;
+
+#[allow(clippy::all, deprecated)]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/protojson.rs"));
+}

@@ -1,0 +1,177 @@
+//! Runs every golden vector in `tests/vectors/` (format: `tests/vectors/README.md`).
+
+use a2a_wire::codec::by_name::{self, ByNameError, Format};
+use a2a_wire::codec::DecodeErrorKind;
+use a2a_wire::v03::by_name::{self as v03_by_name, V03Error};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn vector_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).expect("vectors dir").map(|e| e.expect("dir entry").path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "json") {
+                out.push(p);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors");
+    let mut out = Vec::new();
+    walk(&root, &mut out);
+    out
+}
+
+fn wire_bytes(v: &Value) -> (Vec<u8>, Format) {
+    if let Some(w) = v.get("wire") {
+        (serde_json::to_vec(w).unwrap(), Format::Json)
+    } else if let Some(Value::String(t)) = v.get("wire_text") {
+        (t.as_bytes().to_vec(), Format::Json)
+    } else if let Some(Value::String(b)) = v.get("wire_base64") {
+        (a2a_wire::proto::json::base64::decode(b).expect("wire_base64 is base64"), Format::Protobuf)
+    } else {
+        panic!("vector has no wire, wire_text or wire_base64")
+    }
+}
+
+fn json(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).expect("encoder output is JSON")
+}
+
+fn kind_name(k: DecodeErrorKind) -> &'static str {
+    match k {
+        DecodeErrorKind::Syntax => "syntax",
+        DecodeErrorKind::InvalidValue => "invalid_value",
+        DecodeErrorKind::MissingRequired => "missing_required",
+        DecodeErrorKind::Protobuf => "protobuf",
+        _ => "other",
+    }
+}
+
+fn check_error(expected: &Value, kind: &str, field: &str, text: &str) -> Result<(), String> {
+    let want_kind = expected["kind"].as_str().unwrap_or("");
+    let want_field = expected["field"].as_str();
+    let contains = expected["contains"].as_str().unwrap_or("");
+    if want_kind != kind {
+        return Err(format!("error kind: want {want_kind}, got {kind} ({text})"));
+    }
+    if let Some(f) = want_field {
+        if f != field {
+            return Err(format!("error field: want {f:?}, got {field:?} ({text})"));
+        }
+    }
+    if !text.contains(contains) {
+        return Err(format!("error text {text:?} does not contain {contains:?}"));
+    }
+    Ok(())
+}
+
+fn losses_of(v: &Value) -> Vec<String> {
+    v.get("losses").and_then(Value::as_array).map(|a| a.iter().map(|x| x.as_str().unwrap_or("").to_string()).collect()).unwrap_or_default()
+}
+
+fn run_v1(v: &Value) -> Result<(), String> {
+    let ty = v["type"].as_str().ok_or("no type")?;
+    let (bytes, format) = wire_bytes(v);
+    let valid = v["expect"] == "valid";
+    let result = by_name::transcode(ty, &bytes, format, Format::Json);
+    if !valid {
+        return match result {
+            Ok(out) => Err(format!("decoded but should fail: {}", String::from_utf8_lossy(&out))),
+            Err(ByNameError::Decode(e)) => check_error(&v["error"], kind_name(e.kind()), e.field(), &e.to_string()),
+            Err(e) => Err(format!("unexpected error {e}")),
+        };
+    }
+    let out = result.map_err(|e| format!("should decode: {e}"))?;
+    let canonical = v.get("canonical").or_else(|| v.get("wire")).ok_or("valid protobuf vector needs canonical")?;
+    if &json(&out) != canonical {
+        return Err(format!("canonical mismatch:\n  got  {}\n  want {}", String::from_utf8_lossy(&out), canonical));
+    }
+    // JSON -> model -> protobuf -> model -> JSON is the identity on the canonical form.
+    let canonical_bytes = serde_json::to_vec(canonical).unwrap();
+    let pb = by_name::transcode(ty, &canonical_bytes, Format::Json, Format::Protobuf).map_err(|e| format!("canonical to protobuf: {e}"))?;
+    let back = by_name::transcode(ty, &pb, Format::Protobuf, Format::Json).map_err(|e| format!("protobuf back: {e}"))?;
+    if &json(&back) != canonical {
+        return Err(format!("protobuf round trip changed the message: {}", String::from_utf8_lossy(&back)));
+    }
+    if let Some(t) = v.get("v03") {
+        let r = v03_by_name::translate_to_v03(ty, &canonical_bytes).map_err(|e| format!("to v0.3: {e}"))?;
+        if t.get("type").and_then(Value::as_str).is_some_and(|want| want != r.v03_type) {
+            return Err(format!("v0.3 type: got {}", r.v03_type));
+        }
+        if json(&r.v03_json) != t["json"] {
+            return Err(format!("v0.3 translation:\n  got  {}\n  want {}", String::from_utf8_lossy(&r.v03_json), t["json"]));
+        }
+        if r.losses != losses_of(t) {
+            return Err(format!("v0.3 losses: got {:?}, want {:?}", r.losses, losses_of(t)));
+        }
+    }
+    Ok(())
+}
+
+fn run_v03(v: &Value) -> Result<(), String> {
+    let ty = v["type"].as_str().ok_or("no type")?;
+    let (bytes, _) = wire_bytes(v);
+    let valid = v["expect"] == "valid";
+    let result = v03_by_name::translate_to_v1(ty, &bytes);
+    if !valid {
+        return match result {
+            Ok(t) => Err(format!("translated but should fail: {}", String::from_utf8_lossy(&t.v1_json))),
+            Err(V03Error::Decode(e)) => check_error(&v["error"], kind_name(e.kind()), e.field(), &e.to_string()),
+            Err(V03Error::Convert(e)) => check_error(&v["error"], "conversion", e.path(), &e.to_string()),
+            Err(e) => Err(format!("unexpected error {e}")),
+        };
+    }
+    let t = result.map_err(|e| format!("should translate: {e}"))?;
+    let canonical = v.get("canonical").or_else(|| v.get("wire")).ok_or("needs canonical")?;
+    if &json(&t.v03_json) != canonical {
+        return Err(format!("v0.3 canonical mismatch:\n  got  {}\n  want {}", String::from_utf8_lossy(&t.v03_json), canonical));
+    }
+    let want = v.get("v1").ok_or("valid v0.3 vector needs its v1 translation")?;
+    if want.get("type").and_then(Value::as_str).is_some_and(|w| w != t.v1_type) {
+        return Err(format!("v1 type: got {}", t.v1_type));
+    }
+    if json(&t.v1_json) != want["json"] {
+        return Err(format!("v1 translation:\n  got  {}\n  want {}", String::from_utf8_lossy(&t.v1_json), want["json"]));
+    }
+    if t.losses != losses_of(want) {
+        return Err(format!("losses: got {:?}, want {:?}", t.losses, losses_of(want)));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_vector_gives_its_stated_result() {
+    let files = vector_files();
+    let mut failures = Vec::new();
+    let (mut valid, mut invalid) = (0, 0);
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let v: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{}: vector file is not JSON: {e}", path.display()));
+                continue;
+            }
+        };
+        if v["expect"] == "valid" {
+            valid += 1
+        } else {
+            invalid += 1
+        }
+        let r = match v["version"].as_str() {
+            Some("1.0") => run_v1(&v),
+            Some("0.3") => run_v03(&v),
+            other => Err(format!("unknown version {other:?}")),
+        };
+        if let Err(e) = r {
+            failures.push(format!("{}: {e}", path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(path).display()));
+        }
+    }
+    eprintln!("{} vectors: {valid} valid, {invalid} invalid", files.len());
+    assert!(failures.is_empty(), "{} of {} vectors failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(files.len() >= 120, "the suite must hold at least 120 vectors, found {}", files.len());
+    assert!(invalid >= 30, "too few invalid vectors: {invalid}");
+}
