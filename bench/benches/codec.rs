@@ -7,6 +7,10 @@ use a2a_wire::{codec, v1};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn sample_task(c: &mut Criterion) {
     let json = a2a_wire_bench::vector_wire("bench/sample_task.json");
     let task: v1::Task = codec::json::decode(&json).expect("sample task decodes");

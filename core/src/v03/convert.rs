@@ -584,13 +584,14 @@ impl ToV03 for v1::Task {
 impl ToV1 for TaskStatusUpdateEvent {
     type V1 = v1::TaskStatusUpdateEvent;
     fn v1(&self, cx: &mut Cx) -> Result<v1::TaskStatusUpdateEvent, ConvertError> {
+        let status = cx.at("status", |cx| self.status.v1(cx))?;
         if self.r#final != ends_stream(self.status.state) {
             cx.loss(LossKind::FinalMismatch, "final");
         }
         Ok(v1::TaskStatusUpdateEvent {
             task_id: self.task_id.clone(),
             context_id: self.context_id.clone(),
-            status: Some(cx.at("status", |cx| self.status.v1(cx))?),
+            status: Some(status),
             metadata: meta_v1(&self.metadata),
         })
     }
@@ -880,9 +881,6 @@ impl ToV03 for v1::TaskPushNotificationConfig {
 impl ToV1 for GetTaskPushNotificationConfigParams {
     type V1 = v1::GetTaskPushNotificationConfigRequest;
     fn v1(&self, cx: &mut Cx) -> Result<v1::GetTaskPushNotificationConfigRequest, ConvertError> {
-        if self.metadata.is_some() {
-            cx.loss(LossKind::Dropped, "metadata");
-        }
         let id = match &self.push_notification_config_id {
             Some(id) => id.clone(),
             None => {
@@ -890,6 +888,9 @@ impl ToV1 for GetTaskPushNotificationConfigParams {
                 self.id.clone()
             }
         };
+        if self.metadata.is_some() {
+            cx.loss(LossKind::Dropped, "metadata");
+        }
         Ok(v1::GetTaskPushNotificationConfigRequest { tenant: String::new(), task_id: self.id.clone(), id })
     }
 }

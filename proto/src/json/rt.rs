@@ -1,6 +1,7 @@
 //! Helpers used by the generated ProtoJSON impls. Not a stable API.
 
 use super::JsonEnum;
+use alloc::collections::btree_map::Entry;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -146,11 +147,14 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Map<V> {
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Map<V>, A::Error> {
                 let mut out = BTreeMap::new();
                 while let Some(k) = m.next_key::<String>()? {
-                    if out.contains_key(&k) {
-                        return Err(de::Error::custom(format_args!("duplicate map key \"{}\"", k.escape_debug())));
+                    match out.entry(k) {
+                        Entry::Occupied(e) => {
+                            return Err(de::Error::custom(format_args!("duplicate map key \"{}\"", e.key().escape_debug())));
+                        }
+                        Entry::Vacant(e) => {
+                            e.insert(m.next_value::<V>()?);
+                        }
                     }
-                    let v = m.next_value::<V>()?;
-                    out.insert(k, v);
                 }
                 Ok(Map(out))
             }

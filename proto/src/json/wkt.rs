@@ -4,6 +4,7 @@
 use crate::google::protobuf::{value::Kind, Empty, ListValue, NullValue, Struct, Timestamp, Value};
 use crate::validate::{Path, Validate, Violations};
 use alloc::borrow::Cow;
+use alloc::collections::btree_map::Entry;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -67,11 +68,14 @@ impl<'de> Visitor<'de> for StructVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Struct, A::Error> {
         let mut fields = BTreeMap::new();
         while let Some(k) = m.next_key::<String>()? {
-            if fields.contains_key(&k) {
-                return Err(de::Error::custom(format_args!("duplicate key \"{}\" in object", k.escape_debug())));
+            match fields.entry(k) {
+                Entry::Occupied(e) => {
+                    return Err(de::Error::custom(format_args!("duplicate key \"{}\" in object", e.key().escape_debug())));
+                }
+                Entry::Vacant(e) => {
+                    e.insert(m.next_value::<Value>()?);
+                }
             }
-            let v = m.next_value::<Value>()?;
-            fields.insert(k, v);
         }
         Ok(Struct { fields })
     }
