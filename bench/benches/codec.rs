@@ -22,6 +22,16 @@ fn sample_task(c: &mut Criterion) {
     g.bench_function("floor_serde_json_ignored_any", |b| {
         b.iter(|| serde_json::from_slice::<serde::de::IgnoredAny>(black_box(&json)).unwrap())
     });
+    // A second reference: serde_json's own DOM round trip (owned, allocating, untyped).
+    let mut dom_out = Vec::with_capacity(json.len() * 2);
+    g.bench_function("reference_serde_json_value_roundtrip", |b| {
+        b.iter(|| {
+            let v: serde_json::Value = serde_json::from_slice(black_box(&json)).unwrap();
+            dom_out.clear();
+            serde_json::to_writer(&mut dom_out, &v).unwrap();
+            black_box(dom_out.len())
+        })
+    });
     let mut out = Vec::with_capacity(json.len() * 2);
     g.bench_function("protojson_decode_encode", |b| {
         b.iter(|| {
@@ -45,6 +55,14 @@ fn sample_task(c: &mut Criterion) {
             let t: v1::Task = codec::protobuf::decode(black_box(&pb)).unwrap();
             pb_out.clear();
             codec::protobuf::encode_into(&t, &mut pb_out);
+            black_box(pb_out.len())
+        })
+    });
+    g.bench_function("protobuf_decode", |b| b.iter(|| codec::protobuf::decode::<v1::Task>(black_box(&pb)).unwrap()));
+    g.bench_function("protobuf_encode", |b| {
+        b.iter(|| {
+            pb_out.clear();
+            codec::protobuf::encode_into(black_box(&task), &mut pb_out);
             black_box(pb_out.len())
         })
     });

@@ -97,7 +97,15 @@ fn run_v1(v: &Value) -> Result<(), String> {
         return Err(format!("protobuf round trip changed the message: {}", String::from_utf8_lossy(&back)));
     }
     if let Some(t) = v.get("v03") {
-        let r = v03_by_name::translate_to_v03(ty, &canonical_bytes).map_err(|e| format!("to v0.3: {e}"))?;
+        let r = v03_by_name::translate_to_v03(ty, &canonical_bytes);
+        if let Some(err) = t.get("error") {
+            return match r {
+                Ok(b) => Err(format!("v0.3 translation should be refused, got {}", String::from_utf8_lossy(&b.v03_json))),
+                Err(V03Error::Convert(e)) => check_error(err, "conversion", e.path(), &e.to_string()),
+                Err(e) => Err(format!("unexpected v0.3 translation error {e}")),
+            };
+        }
+        let r = r.map_err(|e| format!("to v0.3: {e}"))?;
         if t.get("type").and_then(Value::as_str).is_some_and(|want| want != r.v03_type) {
             return Err(format!("v0.3 type: got {}", r.v03_type));
         }

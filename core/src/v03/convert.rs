@@ -413,11 +413,11 @@ impl ToV03 for v1::Part {
         use v1::part::Content;
         let metadata = meta_v03(&self.metadata);
         let drop_file_fields = |cx: &mut Cx| {
-            if !self.media_type.is_empty() {
-                cx.loss(LossKind::Dropped, "mediaType");
-            }
             if !self.filename.is_empty() {
                 cx.loss(LossKind::Dropped, "filename");
+            }
+            if !self.media_type.is_empty() {
+                cx.loss(LossKind::Dropped, "mediaType");
             }
         };
         Ok(match &self.content {
@@ -567,12 +567,13 @@ impl ToV03 for v1::Task {
     type V03 = Task;
     fn v03(&self, cx: &mut Cx) -> Result<Task, ConvertError> {
         let status = self.status.as_ref().ok_or_else(|| cx.missing("status"))?;
+        let status = cx.at("status", |cx| status.v03(cx))?;
         let artifacts = cx.list("artifacts", &self.artifacts, |cx, a| a.v03(cx))?;
         let history = cx.list("history", &self.history, |cx, m| m.v03(cx))?;
         Ok(Task {
             id: self.id.clone(),
             context_id: self.context_id.clone(),
-            status: cx.at("status", |cx| status.v03(cx))?,
+            status,
             artifacts: (!artifacts.is_empty()).then_some(artifacts),
             history: (!history.is_empty()).then_some(history),
             metadata: meta_v03(&self.metadata),
@@ -751,7 +752,14 @@ impl ToV03 for v1::SendMessageRequest {
             None => None,
             Some(c) => Some(cx.at("configuration", |cx| -> Result<_, ConvertError> {
                 let push = match &c.task_push_notification_config {
-                    Some(p) => Some(cx.at("taskPushNotificationConfig", |cx| p.v03(cx))?.push_notification_config),
+                    Some(p) => Some(cx.at("taskPushNotificationConfig", |cx| -> Result<_, ConvertError> {
+                        let c = p.v03(cx)?;
+                        // v0.3's send configuration carries the bare config: no task id.
+                        if !p.task_id.is_empty() {
+                            cx.loss(LossKind::Dropped, "taskId");
+                        }
+                        Ok(c.push_notification_config)
+                    })?),
                     None => None,
                 };
                 Ok(MessageSendConfiguration {
@@ -916,13 +924,13 @@ impl ToV1 for ListTaskPushNotificationConfigParams {
 impl ToV03 for v1::ListTaskPushNotificationConfigsRequest {
     type V03 = ListTaskPushNotificationConfigParams;
     fn v03(&self, cx: &mut Cx) -> Result<ListTaskPushNotificationConfigParams, ConvertError> {
-        tenant_dropped(cx, &self.tenant);
         if self.page_size != 0 {
             cx.loss(LossKind::Dropped, "pageSize");
         }
         if !self.page_token.is_empty() {
             cx.loss(LossKind::Dropped, "pageToken");
         }
+        tenant_dropped(cx, &self.tenant);
         Ok(ListTaskPushNotificationConfigParams { id: self.task_id.clone(), metadata: None })
     }
 }
@@ -965,10 +973,11 @@ impl ToV1 for Vec<TaskPushNotificationConfig> {
 impl ToV03 for v1::ListTaskPushNotificationConfigsResponse {
     type V03 = Vec<TaskPushNotificationConfig>;
     fn v03(&self, cx: &mut Cx) -> Result<Vec<TaskPushNotificationConfig>, ConvertError> {
+        let configs = cx.list("configs", &self.configs, |cx, c| c.v03(cx))?;
         if !self.next_page_token.is_empty() {
             cx.loss(LossKind::Dropped, "nextPageToken");
         }
-        cx.list("configs", &self.configs, |cx, c| c.v03(cx))
+        Ok(configs)
     }
 }
 
@@ -1221,17 +1230,24 @@ impl ToV1 for AgentCard {
 impl ToV03 for v1::AgentCard {
     type V03 = AgentCard;
     fn v03(&self, cx: &mut Cx) -> Result<AgentCard, ConvertError> {
-        let first = self.supported_interfaces.first().ok_or_else(|| cx.missing("supportedInterfaces"))?;
+        // A v0.3 card speaks one protocol version: that of its main interface, the first 0.x
+        // interface if there is one (a v0.3 reader can use it), else the first. Interfaces of
+        // other versions cannot be listed without being misread as that version.
+        let main = self.supported_interfaces.iter().position(|i| i.protocol_version.starts_with("0.")).unwrap_or(0);
+        let first = self.supported_interfaces.get(main).ok_or_else(|| cx.missing("supportedInterfaces"))?;
         let version = first.protocol_version.clone();
+        let mut additional = Vec::new();
         cx.at("supportedInterfaces", |cx| {
             for (i, iface) in self.supported_interfaces.iter().enumerate() {
                 cx.idx(i, |cx| {
+                    if iface.protocol_version != version {
+                        cx.loss(LossKind::Dropped, "");
+                        return;
+                    }
                     if !iface.tenant.is_empty() {
                         cx.loss(LossKind::Dropped, "tenant");
                     }
-                    if iface.protocol_version != version {
-                        cx.loss(LossKind::Dropped, "protocolVersion");
-                    }
+                    additional.push(AgentInterface { url: iface.url.clone(), transport: iface.protocol_binding.clone() });
                 });
             }
         });
@@ -1247,12 +1263,7 @@ impl ToV03 for v1::AgentCard {
             description: self.description.clone(),
             url: first.url.clone(),
             preferred_transport: first.protocol_binding.clone(),
-            additional_interfaces: Some(
-                self.supported_interfaces
-                    .iter()
-                    .map(|i| AgentInterface { url: i.url.clone(), transport: i.protocol_binding.clone() })
-                    .collect(),
-            ),
+            additional_interfaces: Some(additional),
             icon_url: self.icon_url.clone(),
             provider: self.provider.as_ref().map(|p| AgentProvider { organization: p.organization.clone(), url: p.url.clone() }),
             version: self.version.clone(),
