@@ -6,9 +6,9 @@ THUMB := thumbv7em-none-eabihf
 FUZZ_SECONDS ?= 20
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test deps fmt-check unit nostd fuzz-smoke bench-build bench demo clean
+.PHONY: test deps fmt-check unit oracle nostd fuzz-smoke bench-build bench demo clean
 
-test: deps fmt-check unit nostd bench-build fuzz-smoke
+test: deps fmt-check unit oracle nostd bench-build fuzz-smoke
 	@echo "make test: all passed"
 
 deps:
@@ -22,6 +22,15 @@ fmt-check:
 # Unit tests, doc tests and the golden vectors (proto, core, tests).
 unit:
 	$(CARGO) test
+
+# The v1.0 vectors against an independent implementation: Google's protobuf library with the
+# official Python SDK's generated classes (tests/python/protobuf_oracle.py).
+PY_VENV := target/py-venv
+oracle:
+	test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
+	$(PY_VENV)/bin/python -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt
+	$(CARGO) build -p a2a-wire-tests --bin a2a-wire-vector-tool
+	$(PY_VENV)/bin/python tests/python/protobuf_oracle.py target/debug/a2a-wire-vector-tool
 
 # no_std proof, never as a --workspace build (feature unification would turn `std` on):
 # 1. the core crates for a target that has no `std` at all;
@@ -54,6 +63,9 @@ bench-build:
 bench:
 	$(CARGO) bench -p a2a-wire-bench -- --noplot
 	python3 bench/report.py
+	$(CARGO) bench -p a2a-wire-bench --features mimalloc -- --noplot
+	python3 bench/report.py
+	bench/sdk/run.sh
 
 # What a2a-wire does today, on real wire data: decode, validate, translate.
 demo:
