@@ -437,7 +437,8 @@ impl MessageGen {
             )
             .unwrap();
         }
-        let unknown_only = if all.is_empty() { "#[allow(unreachable_code, unused_mut)]\n" } else { "" };
+        // A message without fields only skips unknown ones.
+        let unknown_only = if all.is_empty() { "#[allow(unreachable_code, unused_mut, unused_variables)]\n" } else { "" };
         write!(
             out,
             r#"impl<'de> ::serde::Deserialize<'de> for {path} {{
@@ -473,7 +474,6 @@ impl MessageGen {
 {arms}                        F::Unknown => {{ m.next_value::<::serde::de::IgnoredAny>()?; }}
                     }}
                 }}
-                let _ = &mut seen;
                 Ok(o)
             }}
         }}
