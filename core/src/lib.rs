@@ -38,5 +38,8 @@ extern crate std as _std_canary;
 pub use a2a_wire_proto as proto;
 pub use a2a_wire_proto::v1;
 
+pub mod card;
 pub mod codec;
+pub mod error;
 pub mod v03;
+pub mod version;
