@@ -41,5 +41,6 @@ pub use a2a_wire_proto::v1;
 pub mod card;
 pub mod codec;
 pub mod error;
+pub mod task;
 pub mod v03;
 pub mod version;

@@ -1,0 +1,28 @@
+//! Generated documentation must match what it is generated from. Run with
+//! `A2A_WIRE_BLESS=1` to rewrite the files after a deliberate change.
+
+use std::path::Path;
+
+fn check(rel: &str, expected: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
+    if std::env::var_os("A2A_WIRE_BLESS").is_some() {
+        std::fs::write(&path, expected).unwrap();
+        return;
+    }
+    let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(actual, expected, "{rel} is out of date: run `A2A_WIRE_BLESS=1 cargo test -p a2a-wire-tests --test generated_docs`");
+}
+
+#[test]
+fn task_state_diagram_is_generated_from_the_transition_table() {
+    let doc = format!(
+        "# Task states\n\n\
+         Generated from `a2a_wire::task::TRANSITIONS` (the one transition table) by\n\
+         `tests/tests/generated_docs.rs`; do not edit by hand.\n\n\
+         Active: SUBMITTED, WORKING. Interrupted: INPUT_REQUIRED, AUTH_REQUIRED.\n\
+         Terminal: COMPLETED, FAILED, CANCELED, REJECTED (they accept nothing more).\n\n\
+         ```mermaid\n{}```\n",
+        a2a_wire::task::mermaid_diagram()
+    );
+    check("docs/task-states.md", &doc);
+}
