@@ -40,6 +40,7 @@ pub use a2a_wire_proto::v1;
 
 pub mod card;
 pub mod codec;
+pub mod engine;
 pub mod error;
 pub mod task;
 pub mod v03;

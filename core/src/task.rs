@@ -14,9 +14,9 @@
 //!   it whole; `append: true` appends its parts (and starts it, if the start was never seen);
 //!   `lastChunk: true` closes that artifact, after which appends to it are refused (a new
 //!   `append: false` chunk may replace it).
-//! - When the status changes and the previous status carried a message (e.g. the agent's
-//!   question of an input-required state), that message moves into `history`, so the
-//!   conversation stays complete.
+//! - The status message (e.g. the agent's question of an input-required state) moves into
+//!   `history` when the next message arrives or the status changes, whichever comes first,
+//!   so the history reads in conversation order.
 //! - A status without a timestamp gets `now`, the time passed in by the caller.
 
 use crate::error::A2aError;
@@ -305,13 +305,12 @@ impl TaskRecord {
                     m.task_id.clone_from(&task_id);
                     m.context_id.clone_from(&context_id);
                 }
-                if let Some(old) = self.task.status.take() {
-                    if let Some(prev) = old.message {
-                        let new_id = status.message.as_ref().map(|m| m.message_id.as_str());
-                        if new_id != Some(prev.message_id.as_str()) && !self.task.history.iter().any(|h| h.message_id == prev.message_id) {
-                            self.task.history.push(prev);
-                        }
-                    }
+                let same_message = match (&status.message, self.task.status.as_ref().and_then(|s| s.message.as_ref())) {
+                    (Some(new), Some(old)) => new.message_id == old.message_id,
+                    _ => false,
+                };
+                if !same_message {
+                    self.status_message_to_history();
                 }
                 self.task.status = Some(status.clone());
                 Ok(alloc::vec![v1::StreamResponse {
@@ -361,8 +360,20 @@ impl TaskRecord {
             TaskEvent::Message(mut m) => {
                 m.task_id = task_id;
                 m.context_id = context_id;
+                // The current status message (e.g. the agent's question) came first.
+                self.status_message_to_history();
                 self.task.history.push(m);
                 Ok(Vec::new())
+            }
+        }
+    }
+
+    /// Moves the current status message into the history (once).
+    fn status_message_to_history(&mut self) {
+        if let Some(prev) = self.task.status.as_ref().and_then(|s| s.message.as_ref()) {
+            if !self.task.history.iter().any(|h| h.message_id == prev.message_id) {
+                let prev = prev.clone();
+                self.task.history.push(prev);
             }
         }
     }

@@ -1,0 +1,445 @@
+//! The task engine's rules, driven in memory with a virtual clock.
+
+use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response};
+use a2a_wire::error::ErrorKind;
+use a2a_wire::proto::google::protobuf::Timestamp;
+use a2a_wire::v1::{self, TaskState};
+
+struct Harness {
+    engine: Engine<MemoryStore>,
+    now: i64,
+    next_call: u64,
+}
+
+fn text(t: &str) -> v1::Part {
+    v1::Part { content: Some(v1::part::Content::Text(t.into())), ..Default::default() }
+}
+
+fn user(id: &str, t: &str) -> v1::Message {
+    v1::Message { message_id: id.into(), role: v1::Role::User as i32, parts: vec![text(t)], ..Default::default() }
+}
+
+fn agent_msg(id: &str, t: &str) -> v1::Message {
+    v1::Message { message_id: id.into(), role: v1::Role::Agent as i32, parts: vec![text(t)], ..Default::default() }
+}
+
+fn status(state: TaskState) -> AgentEvent {
+    AgentEvent::Status(v1::TaskStatus { state: state as i32, ..Default::default() })
+}
+
+fn send(m: v1::Message) -> v1::SendMessageRequest {
+    v1::SendMessageRequest { message: Some(m), ..Default::default() }
+}
+
+impl Harness {
+    fn new() -> Self {
+        Self::with(EngineConfig::default())
+    }
+    fn with(config: EngineConfig) -> Self {
+        Harness { engine: Engine::new(config, MemoryStore::new(), 42), now: 1_700_000_000, next_call: 1 }
+    }
+    fn tick(&mut self) -> Timestamp {
+        self.now += 1;
+        Timestamp { seconds: self.now, nanos: 0 }
+    }
+    fn drain(&mut self) -> Vec<Output> {
+        std::iter::from_fn(|| self.engine.poll_output()).collect()
+    }
+    fn call_as(&mut self, principal: Option<&str>, req: Request) -> (CallId, Vec<Output>) {
+        let id = CallId(self.next_call);
+        self.next_call += 1;
+        let now = self.tick();
+        let ctx = CallContext { principal: principal.map(String::from), extensions: vec![] };
+        self.engine.handle_call(id, ctx, req, now);
+        (id, self.drain())
+    }
+    fn call(&mut self, req: Request) -> (CallId, Vec<Output>) {
+        self.call_as(None, req)
+    }
+    fn agent(&mut self, task: &str, ev: AgentEvent) -> Vec<Output> {
+        let now = self.tick();
+        self.engine.handle_agent(task, ev, now).expect("agent event accepted");
+        self.drain()
+    }
+    /// One unary answer.
+    fn answer(out: &[Output], call: CallId) -> Result<Response, a2a_wire::error::A2aError> {
+        let mut found = out.iter().filter_map(|o| match o {
+            Output::Respond { call: c, result } if *c == call => Some(result.clone()),
+            _ => None,
+        });
+        let r = found.next().expect("the call was answered");
+        assert!(found.next().is_none(), "answered twice");
+        r
+    }
+    fn execution(out: &[Output]) -> a2a_wire::engine::Execution {
+        out.iter()
+            .find_map(|o| match o {
+                Output::Execute(e) => Some(e.clone()),
+                _ => None,
+            })
+            .expect("the agent is asked to run")
+    }
+    fn stream_events(out: &[Output], call: CallId) -> Vec<v1::StreamResponse> {
+        out.iter()
+            .filter_map(|o| match o {
+                Output::Stream { call: c, event } if *c == call => Some(event.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+    fn ended(out: &[Output], call: CallId) -> bool {
+        out.iter().any(|o| matches!(o, Output::StreamEnd { call: c, .. } if *c == call))
+    }
+    fn get(&mut self, id: &str) -> Result<v1::Task, a2a_wire::error::A2aError> {
+        let (c, out) = self.call(Request::GetTask(v1::GetTaskRequest { id: id.into(), ..Default::default() }));
+        Self::answer(&out, c).map(|r| match r {
+            Response::Task(t) => t,
+            other => panic!("not a task: {other:?}"),
+        })
+    }
+}
+
+fn task_of(r: Response) -> v1::Task {
+    match r {
+        Response::SendMessage(v1::SendMessageResponse { payload: Some(v1::send_message_response::Payload::Task(t)) }) => t,
+        other => panic!("expected a task, got {other:?}"),
+    }
+}
+
+fn state_of(t: &v1::Task) -> TaskState {
+    TaskState::try_from(t.status.as_ref().unwrap().state).unwrap()
+}
+
+#[test]
+fn blocking_send_answers_at_a_terminal_state_with_server_ids() {
+    let mut h = Harness::new();
+    let (call, out) = h.call(Request::SendMessage(send(user("m1", "hi"))));
+    assert!(out.iter().all(|o| !matches!(o, Output::Respond { .. })), "blocking: no answer before the agent settles");
+    let exec = Harness::execution(&out);
+    assert_eq!(exec.task_id.len(), 36);
+    assert!(!exec.context_id.is_empty(), "the server generates a contextId");
+    let out = h.agent(&exec.task_id, status(TaskState::Working));
+    assert!(out.iter().all(|o| !matches!(o, Output::Respond { .. })));
+    let art = v1::Artifact { artifact_id: "a".into(), parts: vec![text("out")], ..Default::default() };
+    h.agent(&exec.task_id, AgentEvent::Artifact { artifact: art, append: false, last_chunk: true });
+    let out = h.agent(&exec.task_id, status(TaskState::Completed));
+    let t = task_of(Harness::answer(&out, call).unwrap());
+    assert_eq!(state_of(&t), TaskState::Completed);
+    assert_eq!((t.id.as_str(), t.context_id.as_str()), (exec.task_id.as_str(), exec.context_id.as_str()));
+    assert_eq!(t.artifacts.len(), 1);
+    assert_eq!(t.history[0].message_id, "m1");
+}
+
+#[test]
+fn blocking_send_also_answers_at_an_interrupted_state_and_return_immediately_at_once() {
+    let mut h = Harness::new();
+    let (call, out) = h.call(Request::SendMessage(send(user("m1", "book"))));
+    let exec = Harness::execution(&out);
+    let out = h.agent(&exec.task_id, status(TaskState::InputRequired));
+    assert_eq!(state_of(&task_of(Harness::answer(&out, call).unwrap())), TaskState::InputRequired);
+
+    let mut req = send(user("m2", "book"));
+    req.configuration = Some(v1::SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let (call, out) = h.call(Request::SendMessage(req));
+    let exec = Harness::execution(&out);
+    let out = h.agent(&exec.task_id, status(TaskState::Working));
+    let t = task_of(Harness::answer(&out, call).unwrap());
+    assert_eq!(state_of(&t), TaskState::Submitted, "answered as soon as the task exists");
+}
+
+#[test]
+fn a_direct_reply_is_a_message_and_stores_no_task() {
+    let mut h = Harness::new();
+    let (call, out) = h.call(Request::SendMessage(send(user("m1", "hello"))));
+    let exec = Harness::execution(&out);
+    let out = h.agent(&exec.task_id, AgentEvent::Message(agent_msg("r1", "hi there")));
+    match Harness::answer(&out, call).unwrap() {
+        Response::SendMessage(v1::SendMessageResponse { payload: Some(v1::send_message_response::Payload::Message(m)) }) => {
+            assert_eq!(m.context_id, exec.context_id, "server messages carry the contextId");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(h.get(&exec.task_id).unwrap_err().kind(), ErrorKind::TaskNotFound);
+}
+
+#[test]
+fn follow_ups_continue_the_task_and_take_its_context() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "book"))));
+    let exec = Harness::execution(&out);
+    h.agent(
+        &exec.task_id,
+        AgentEvent::Status(v1::TaskStatus {
+            state: TaskState::InputRequired as i32,
+            message: Some(agent_msg("q1", "which date?")),
+            timestamp: None,
+        }),
+    );
+    let mut follow = user("m2", "tomorrow");
+    follow.task_id = exec.task_id.clone();
+    let (call, out) = h.call(Request::SendMessage(send(follow)));
+    let exec2 = Harness::execution(&out);
+    assert!(exec2.follow_up);
+    assert_eq!(exec2.context_id, exec.context_id);
+    assert_eq!(exec2.message.context_id, exec.context_id);
+    h.agent(&exec.task_id, status(TaskState::Working));
+    let out = h.agent(&exec.task_id, status(TaskState::Completed));
+    let t = task_of(Harness::answer(&out, call).unwrap());
+    let ids: Vec<&str> = t.history.iter().map(|m| m.message_id.as_str()).collect();
+    assert_eq!(ids, ["m1", "q1", "m2"], "the question moved into history before the answer");
+}
+
+#[test]
+fn id_rules_unknown_task_mismatched_context_and_terminal_tasks() {
+    let mut h = Harness::new();
+    let mut m = user("m1", "x");
+    m.task_id = "no-such-task".into();
+    let (c, out) = h.call(Request::SendMessage(send(m)));
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::TaskNotFound);
+
+    let (_, out) = h.call(Request::SendMessage(send(user("m2", "x"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Completed));
+    let mut wrong_ctx = user("m3", "x");
+    wrong_ctx.task_id = exec.task_id.clone();
+    wrong_ctx.context_id = "another-context".into();
+    let (c, out) = h.call(Request::SendMessage(send(wrong_ctx)));
+    let e = Harness::answer(&out, c).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidParams);
+    assert_eq!(e.violations()[0].field, "message.contextId");
+
+    let mut to_done = user("m4", "again");
+    to_done.task_id = exec.task_id.clone();
+    let (c, out) = h.call(Request::SendMessage(send(to_done)));
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::UnsupportedOperation);
+
+    // A follow-up in the same context is a new task that keeps its references.
+    let mut next = user("m5", "and also");
+    next.context_id = exec.context_id.clone();
+    next.reference_task_ids = vec![exec.task_id.clone()];
+    let (_, out) = h.call(Request::SendMessage(send(next)));
+    let exec2 = Harness::execution(&out);
+    assert_ne!(exec2.task_id, exec.task_id);
+    assert_eq!(exec2.context_id, exec.context_id);
+    assert_eq!(exec2.message.reference_task_ids, [exec.task_id.clone()]);
+}
+
+#[test]
+fn streams_start_with_the_task_end_at_settled_states_and_fan_out_in_order() {
+    let mut h = Harness::new();
+    let (s1, out) = h.call(Request::SendStreamingMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let out = h.agent(&exec.task_id, status(TaskState::Working));
+    let ev = Harness::stream_events(&out, s1);
+    assert!(matches!(ev[0].payload, Some(v1::stream_response::Payload::Task(_))), "the first event is the Task");
+    assert!(matches!(ev[1].payload, Some(v1::stream_response::Payload::StatusUpdate(_))));
+    // A second subscriber joins mid-way: current Task first, then the same later events.
+    let (s2, out) = h.call(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: exec.task_id.clone(), ..Default::default() }));
+    let first = Harness::stream_events(&out, s2);
+    assert_eq!(first.len(), 1);
+    assert!(matches!(first[0].payload, Some(v1::stream_response::Payload::Task(_))));
+    let chunk = v1::Artifact { artifact_id: "a".into(), parts: vec![text("1")], ..Default::default() };
+    let out = h.agent(&exec.task_id, AgentEvent::Artifact { artifact: chunk, append: false, last_chunk: false });
+    let out2 = h.agent(&exec.task_id, status(TaskState::Completed));
+    let all: Vec<Output> = out.into_iter().chain(out2).collect();
+    assert_eq!(Harness::stream_events(&all, s1), Harness::stream_events(&all, s2), "same events, same order");
+    assert!(Harness::ended(&all, s1) && Harness::ended(&all, s2));
+    // Subscribing to a terminal task is refused.
+    let (c, out) = h.call(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: exec.task_id.clone(), ..Default::default() }));
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::UnsupportedOperation);
+}
+
+#[test]
+fn a_dropped_stream_never_cancels_the_task() {
+    let mut h = Harness::new();
+    let (s1, out) = h.call(Request::SendStreamingMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Working));
+    h.engine.handle_stream_closed(s1);
+    assert!(h.drain().is_empty());
+    let out = h.agent(&exec.task_id, status(TaskState::Completed));
+    assert!(Harness::stream_events(&out, s1).is_empty());
+    assert_eq!(state_of(&h.get(&exec.task_id).unwrap()), TaskState::Completed);
+}
+
+#[test]
+fn cancel_rules() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Working));
+    let cancel = || Request::CancelTask(v1::CancelTaskRequest { id: exec.task_id.clone(), ..Default::default() });
+    let (c, out) = h.call(cancel());
+    assert_eq!(
+        state_of(&match Harness::answer(&out, c).unwrap() {
+            Response::Task(t) => t,
+            o => panic!("{o:?}"),
+        }),
+        TaskState::Canceled
+    );
+    assert!(out.iter().any(|o| matches!(o, Output::CancelExecution { task_id } if *task_id == exec.task_id)));
+    // Again: TaskNotCancelable, and nothing else happens.
+    let (c, out) = h.call(cancel());
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::TaskNotCancelable);
+    assert_eq!(out.len(), 1);
+    // The agent's late events are refused and change nothing.
+    let now = h.tick();
+    assert_eq!(
+        h.engine.handle_agent(&exec.task_id, status(TaskState::Completed), now).unwrap_err().kind(),
+        ErrorKind::InvalidAgentResponse
+    );
+    assert_eq!(state_of(&h.get(&exec.task_id).unwrap()), TaskState::Canceled);
+    let (c, out) = h.call(Request::CancelTask(v1::CancelTaskRequest { id: "nope".into(), ..Default::default() }));
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::TaskNotFound);
+}
+
+#[test]
+fn a_repeated_message_id_is_not_executed_twice() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Completed));
+    let (c, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    assert!(!out.iter().any(|o| matches!(o, Output::Execute(_))), "no second execution");
+    assert_eq!(task_of(Harness::answer(&out, c).unwrap()).id, exec.task_id);
+    // Another principal's identical messageId is a different message.
+    let (_, out) = h.call_as(Some("bob"), Request::SendMessage(send(user("m1", "go"))));
+    assert!(out.iter().any(|o| matches!(o, Output::Execute(_))));
+}
+
+#[test]
+fn history_length_and_list_validation() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Completed));
+    let (c, out) = h.call(Request::GetTask(v1::GetTaskRequest { id: exec.task_id.clone(), history_length: Some(0), ..Default::default() }));
+    match Harness::answer(&out, c).unwrap() {
+        Response::Task(t) => assert!(t.history.is_empty()),
+        o => panic!("{o:?}"),
+    }
+    let (c, out) =
+        h.call(Request::GetTask(v1::GetTaskRequest { id: exec.task_id.clone(), history_length: Some(-1), ..Default::default() }));
+    assert_eq!(Harness::answer(&out, c).unwrap_err().violations()[0].field, "historyLength");
+    for bad in [0, 101, -5] {
+        let (c, out) = h.call(Request::ListTasks(v1::ListTasksRequest { page_size: Some(bad), ..Default::default() }));
+        let e = Harness::answer(&out, c).unwrap_err();
+        assert_eq!((e.kind(), e.violations()[0].field.as_str()), (ErrorKind::InvalidParams, "pageSize"));
+    }
+    let (c, out) = h.call(Request::ListTasks(v1::ListTasksRequest { page_token: "garbage!".into(), ..Default::default() }));
+    assert_eq!(Harness::answer(&out, c).unwrap_err().violations()[0].field, "pageToken");
+}
+
+#[test]
+fn list_filters_orders_newest_first_and_omits_artifacts_by_default() {
+    let mut h = Harness::new();
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let mut m = user(&format!("m{i}"), "x");
+        if i % 2 == 0 {
+            m.context_id = "even".into();
+        }
+        let (_, out) = h.call(Request::SendMessage(send(m)));
+        let exec = Harness::execution(&out);
+        let art = v1::Artifact { artifact_id: "a".into(), parts: vec![text("x")], ..Default::default() };
+        h.agent(&exec.task_id, AgentEvent::Artifact { artifact: art, append: false, last_chunk: true });
+        h.agent(&exec.task_id, status(if i == 4 { TaskState::Failed } else { TaskState::Completed }));
+        ids.push(exec.task_id);
+    }
+    let (c, out) = h.call(Request::ListTasks(v1::ListTasksRequest::default()));
+    let Response::ListTasks(r) = Harness::answer(&out, c).unwrap() else { panic!() };
+    let got: Vec<&str> = r.tasks.iter().map(|t| t.id.as_str()).collect();
+    let want: Vec<&str> = ids.iter().rev().map(String::as_str).collect();
+    assert_eq!(got, want, "newest status first");
+    assert!(r.tasks.iter().all(|t| t.artifacts.is_empty()));
+    assert_eq!((r.total_size, r.page_size, r.next_page_token.as_str()), (5, 50, ""));
+
+    let (c, out) =
+        h.call(Request::ListTasks(v1::ListTasksRequest { context_id: "even".into(), include_artifacts: Some(true), ..Default::default() }));
+    let Response::ListTasks(r) = Harness::answer(&out, c).unwrap() else { panic!() };
+    assert_eq!(r.total_size, 3);
+    assert!(r.tasks.iter().all(|t| t.artifacts.len() == 1));
+
+    let (c, out) = h.call(Request::ListTasks(v1::ListTasksRequest { status: TaskState::Failed as i32, ..Default::default() }));
+    let Response::ListTasks(r) = Harness::answer(&out, c).unwrap() else { panic!() };
+    assert_eq!(r.tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), [ids[4].as_str()]);
+}
+
+#[test]
+fn invisible_tasks_behave_like_missing_ones() {
+    let mut h = Harness::new();
+    let (_, out) = h.call_as(Some("alice"), Request::SendMessage(send(user("m1", "secret"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Working));
+    let (c, out) = h.call_as(Some("mallory"), Request::GetTask(v1::GetTaskRequest { id: exec.task_id.clone(), ..Default::default() }));
+    let e = Harness::answer(&out, c).unwrap_err();
+    let (c2, out2) = h.call_as(Some("mallory"), Request::GetTask(v1::GetTaskRequest { id: "does-not-exist".into(), ..Default::default() }));
+    let e2 = Harness::answer(&out2, c2).unwrap_err();
+    assert_eq!((e.kind(), e.message()), (e2.kind(), e2.message()), "same answer as for a missing task");
+    let (c, out) = h.call_as(Some("mallory"), Request::ListTasks(v1::ListTasksRequest::default()));
+    let Response::ListTasks(r) = Harness::answer(&out, c).unwrap() else { panic!() };
+    assert_eq!(r.total_size, 0);
+    let (c, out) =
+        h.call_as(Some("mallory"), Request::CancelTask(v1::CancelTaskRequest { id: exec.task_id.clone(), ..Default::default() }));
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::TaskNotFound);
+    // Another tenant does not see it either.
+    let (c, out) = h.call_as(
+        Some("alice"),
+        Request::GetTask(v1::GetTaskRequest { id: exec.task_id.clone(), tenant: "other".into(), ..Default::default() }),
+    );
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::TaskNotFound);
+}
+
+#[test]
+fn push_configs_get_server_ids_deliver_webhooks_and_delete_idempotently() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Working));
+    let (c, out) = h.call(Request::CreatePushConfig(v1::TaskPushNotificationConfig {
+        task_id: exec.task_id.clone(),
+        url: "https://client.example/hook".into(),
+        ..Default::default()
+    }));
+    let Response::PushConfig(cfg) = Harness::answer(&out, c).unwrap() else { panic!() };
+    assert!(!cfg.id.is_empty());
+    let out = h.agent(&exec.task_id, status(TaskState::Completed));
+    let hooks: Vec<_> = out.iter().filter(|o| matches!(o, Output::Webhook { .. })).collect();
+    assert_eq!(hooks.len(), 1);
+    let get = |id: &str| {
+        Request::GetPushConfig(v1::GetTaskPushNotificationConfigRequest {
+            task_id: exec.task_id.clone(),
+            id: id.into(),
+            ..Default::default()
+        })
+    };
+    let (c, out) = h.call(get(&cfg.id));
+    assert!(Harness::answer(&out, c).is_ok());
+    let del = || {
+        Request::DeletePushConfig(v1::DeleteTaskPushNotificationConfigRequest {
+            task_id: exec.task_id.clone(),
+            id: cfg.id.clone(),
+            ..Default::default()
+        })
+    };
+    let (c, out) = h.call(del());
+    assert_eq!(Harness::answer(&out, c).unwrap(), Response::Deleted);
+    let (c, out) = h.call(del());
+    assert_eq!(Harness::answer(&out, c).unwrap(), Response::Deleted, "delete is idempotent");
+    let (c, out) = h.call(get(&cfg.id));
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::TaskNotFound);
+
+    let mut off = Harness::with(EngineConfig { push_notifications: false, ..EngineConfig::default() });
+    let (c, out) =
+        off.call(Request::ListPushConfigs(v1::ListTaskPushNotificationConfigsRequest { task_id: "x".into(), ..Default::default() }));
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::PushNotificationNotSupported);
+}
+
+#[test]
+fn an_agent_that_ends_its_turn_without_output_is_an_invalid_agent_response() {
+    let mut h = Harness::new();
+    let (c, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let out = h.agent(&exec.task_id, AgentEvent::Done);
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::InvalidAgentResponse);
+}
