@@ -39,6 +39,7 @@ pub use a2a_wire_proto as proto;
 pub use a2a_wire_proto::v1;
 
 pub mod card;
+pub mod client;
 pub mod codec;
 pub mod engine;
 pub mod error;
