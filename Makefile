@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 THUMB := thumbv7em-none-eabihf
-FUZZ_SECONDS ?= 20
+FUZZ_SECONDS ?= 15
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit oracle nostd fuzz-smoke bench-build bench demo clean
@@ -52,9 +52,11 @@ nostd:
 # Each fuzz target for a short bounded time, seeded from the golden vectors.
 fuzz-smoke:
 	python3 fuzz/seed.py
-	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build -O
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run v1_json_decode corpus/v1_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run v03_json_decode corpus/v03_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run service_params corpus/service_params -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run engine_calls corpus/engine_calls -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 
 # The benchmarks must keep compiling; `make bench` runs them (see BENCHMARKS.md).
 bench-build:
