@@ -2,7 +2,12 @@
 
 use a2a_wire::codec::by_name::{self, ByNameError, Format};
 use a2a_wire::codec::DecodeErrorKind;
+use a2a_wire::error::{classify_grpc, classify_http, classify_jsonrpc, A2aError, ErrorKind, Received, ERROR_TABLE};
+use a2a_wire::proto::google::protobuf::Any;
+use a2a_wire::proto::google::rpc::{ErrorInfo, Status};
+use a2a_wire::proto::validate::Violation;
 use a2a_wire::v03::by_name::{self as v03_by_name, V03Error};
+use prost::Message as _;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -150,6 +155,115 @@ fn run_v03(v: &Value) -> Result<(), String> {
     Ok(())
 }
 
+fn kind_named(name: &str) -> Result<ErrorKind, String> {
+    ERROR_TABLE.iter().map(|r| r.kind).find(|k| format!("{k:?}") == name).ok_or_else(|| format!("unknown error kind {name}"))
+}
+
+/// An `error` vector: an A2aError and its form on every binding.
+fn run_error_render(v: &Value) -> Result<(), String> {
+    let e = &v["error"];
+    let kind = kind_named(e["kind"].as_str().unwrap_or(""))?;
+    let message = e["message"].as_str().unwrap_or("").to_string();
+    let mut err = if let Some(vs) = e.get("violations").and_then(Value::as_array) {
+        let list = vs
+            .iter()
+            .map(|x| Violation {
+                field: x["field"].as_str().unwrap_or("").into(),
+                description: x["description"].as_str().unwrap_or("").to_string().into(),
+            })
+            .collect();
+        A2aError::invalid_params(list)
+    } else {
+        A2aError::with_message(kind, message.clone())
+    };
+    if let Some(Value::Object(m)) = e.get("metadata") {
+        for (k, val) in m {
+            err = err.meta(k, val.as_str().unwrap_or(""));
+        }
+    }
+    if err.kind() != kind || err.message() != message {
+        return Err(format!("built {err}, want {kind:?}: {message}"));
+    }
+    if err.to_jsonrpc_error() != v["jsonrpc"] {
+        return Err(format!("JSON-RPC error:\n  got  {}\n  want {}", err.to_jsonrpc_error(), v["jsonrpc"]));
+    }
+    if Value::from(err.http_status()) != v["http"]["status"] || err.to_http_body() != v["http"]["body"] {
+        return Err(format!("HTTP error:\n  got  {} {}\n  want {}", err.http_status(), err.to_http_body(), v["http"]));
+    }
+    let status = err.to_grpc_status();
+    if Value::from(status.code) != v["grpc"]["code"] {
+        return Err(format!("gRPC code {} want {}", status.code, v["grpc"]["code"]));
+    }
+    // The gRPC details and the HTTP details say the same.
+    let back = classify_grpc(status.code, &status.message, Some(&status));
+    match (back, err.reason()) {
+        (Received::A2a(b), Some(_)) if b.kind() == kind && b.metadata() == err.metadata() && b.violations() == err.violations() => Ok(()),
+        (Received::A2a(b), None) if b.kind() == kind => Ok(()),
+        (other, _) => Err(format!("gRPC status does not classify back: {other:?}")),
+    }
+}
+
+/// A `received-error` vector: bytes from a peer and their classification.
+fn run_received(v: &Value) -> Result<(), String> {
+    let r = &v["received"];
+    let got = if let Some(h) = r.get("http") {
+        classify_http(h["status"].as_u64().unwrap_or(0) as u16, h["body_text"].as_str().unwrap_or("").as_bytes())
+    } else if let Some(g) = r.get("grpc") {
+        let details: Option<Status> = g.get("details").and_then(Value::as_array).map(|ds| Status {
+            code: g["code"].as_i64().unwrap_or(0) as i32,
+            message: g["message"].as_str().unwrap_or("").into(),
+            details: ds
+                .iter()
+                .map(|d| Any {
+                    type_url: d["type_url"].as_str().unwrap_or("").into(),
+                    value: ErrorInfo {
+                        reason: d["reason"].as_str().unwrap_or("").into(),
+                        domain: d["domain"].as_str().unwrap_or("").into(),
+                        metadata: Default::default(),
+                    }
+                    .encode_to_vec(),
+                })
+                .collect(),
+        });
+        classify_grpc(g["code"].as_i64().unwrap_or(0) as i32, g["message"].as_str().unwrap_or(""), details.as_ref())
+    } else if let Some(j) = r.get("jsonrpc") {
+        classify_jsonrpc(j)
+    } else {
+        return Err("received needs http, grpc or jsonrpc".into());
+    };
+    let want = &v["classified"];
+    match got {
+        Received::NotA2a { status, .. } => {
+            if want["not_a2a"] == true && Value::from(status) == want["status"] {
+                Ok(())
+            } else {
+                Err(format!("classified as not A2A (status {status}), want {want}"))
+            }
+        }
+        Received::A2a(e) => {
+            let kind = kind_named(want["kind"].as_str().unwrap_or("(not an A2A error)"))?;
+            if e.kind() != kind {
+                return Err(format!("classified as {:?}, want {kind:?}", e.kind()));
+            }
+            if let Some(Value::Object(m)) = want.get("metadata") {
+                for (k, val) in m {
+                    if e.metadata().get(k).map(String::as_str) != val.as_str() {
+                        return Err(format!("metadata {k}: got {:?}", e.metadata().get(k)));
+                    }
+                }
+            }
+            if let Some(fields) = want.get("violations").and_then(Value::as_array) {
+                let got: Vec<&str> = e.violations().iter().map(|x| x.field.as_str()).collect();
+                let want: Vec<&str> = fields.iter().filter_map(Value::as_str).collect();
+                if got != want {
+                    return Err(format!("violations {got:?}, want {want:?}"));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
 #[test]
 fn every_vector_gives_its_stated_result() {
     let files = vector_files();
@@ -169,10 +283,12 @@ fn every_vector_gives_its_stated_result() {
         } else {
             invalid += 1
         }
-        let r = match v["version"].as_str() {
-            Some("1.0") => run_v1(&v),
-            Some("0.3") => run_v03(&v),
-            other => Err(format!("unknown version {other:?}")),
+        let r = match (v["version"].as_str(), v["type"].as_str()) {
+            (_, Some("error")) => run_error_render(&v),
+            (_, Some("received-error")) => run_received(&v),
+            (Some("1.0"), _) => run_v1(&v),
+            (Some("0.3"), _) => run_v03(&v),
+            (other, _) => Err(format!("unknown version {other:?}")),
         };
         if let Err(e) = r {
             failures.push(format!("{}: {e}", path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(path).display()));
