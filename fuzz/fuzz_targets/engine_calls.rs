@@ -83,7 +83,7 @@ fuzz_target!(|data: &[u8]| {
             }
             _ => {
                 if let Some(s) = streams.iter().nth(usize::from(arg) % streams.len().max(1)).copied() {
-                    engine.handle_stream_closed(CallId(s));
+                    engine.handle_call_closed(CallId(s));
                     ended.insert(s);
                 }
             }

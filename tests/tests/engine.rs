@@ -255,7 +255,7 @@ fn a_dropped_stream_never_cancels_the_task() {
     let (s1, out) = h.call(Request::SendStreamingMessage(send(user("m1", "go"))));
     let exec = Harness::execution(&out);
     h.agent(&exec.task_id, status(TaskState::Working));
-    h.engine.handle_stream_closed(s1);
+    h.engine.handle_call_closed(s1);
     assert!(h.drain().is_empty());
     let out = h.agent(&exec.task_id, status(TaskState::Completed));
     assert!(Harness::stream_events(&out, s1).is_empty());
@@ -442,4 +442,28 @@ fn an_agent_that_ends_its_turn_without_output_is_an_invalid_agent_response() {
     let exec = Harness::execution(&out);
     let out = h.agent(&exec.task_id, AgentEvent::Done);
     assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::InvalidAgentResponse);
+}
+
+#[test]
+fn an_agent_may_announce_the_task_as_submitted_first() {
+    let mut h = Harness::new();
+    let (s, out) = h.call(Request::SendStreamingMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let out = h.agent(&exec.task_id, status(TaskState::Submitted));
+    let ev = Harness::stream_events(&out, s);
+    assert_eq!(ev.len(), 1, "only the Task: the submitted status is its first status");
+    let out = h.agent(&exec.task_id, status(TaskState::Working));
+    assert_eq!(Harness::stream_events(&out, s).len(), 1);
+}
+
+#[test]
+fn a_blocking_caller_that_goes_away_is_forgotten_and_the_task_goes_on() {
+    let mut h = Harness::new();
+    let (c, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Working));
+    h.engine.handle_call_closed(c);
+    let out = h.agent(&exec.task_id, status(TaskState::Completed));
+    assert!(!out.iter().any(|o| matches!(o, Output::Respond { call, .. } if *call == c)), "no answer to a caller that left");
+    assert_eq!(state_of(&h.get(&exec.task_id).unwrap()), TaskState::Completed);
 }

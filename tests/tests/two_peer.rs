@@ -218,7 +218,7 @@ fn a_stream_dropped_mid_artifact_is_recovered_with_get_task_then_subscribe() {
     }
     assert_eq!(tracker.task().artifacts[0].parts.len(), 2);
     // The connection drops; the agent goes on.
-    pair.server.engine.handle_stream_closed(s);
+    pair.server.engine.handle_call_closed(s);
     pair.agent(&e.task_id, chunk(2, false));
     pair.agent(&e.task_id, chunk(3, false));
     // Recover: GetTask for everything so far, then Subscribe for the rest.

@@ -7,7 +7,8 @@
 //! ## Driving it
 //! - Inputs: [`Engine::handle_call`] for each incoming operation (with a caller-chosen
 //!   [`CallId`]), [`Engine::handle_agent`] for each event the agent produces,
-//!   [`Engine::handle_stream_closed`] when a client drops a stream.
+//!   [`Engine::handle_call_closed`] when a client goes away (a dropped stream, a closed
+//!   connection).
 //! - Outputs: after every input, drain [`Engine::poll_output`] until it returns `None`, and
 //!   carry each [`Output`] out: answer a call, send a stream event, end a stream, run the
 //!   agent for a message, stop it, deliver a webhook.
@@ -739,8 +740,13 @@ impl<S: TaskStore> Engine<S> {
         Ok(())
     }
 
-    /// A client closed a stream. The task is not affected.
-    pub fn handle_stream_closed(&mut self, call: CallId) {
+    /// A client went away: its call (a stream, or a unary call still waiting for its task to
+    /// settle) is forgotten. The task is not affected: nothing is canceled or lost.
+    pub fn handle_call_closed(&mut self, call: CallId) {
+        self.waiters.retain(|_, list| {
+            list.retain(|w| w.call != call);
+            !list.is_empty()
+        });
         if let Some(s) = self.streams.remove(&call) {
             if let Some(list) = self.task_streams.get_mut(&s.task_id) {
                 list.retain(|c| *c != call);
@@ -752,7 +758,7 @@ impl<S: TaskStore> Engine<S> {
     }
 
     fn end_stream(&mut self, call: CallId, error: Option<A2aError>) {
-        self.handle_stream_closed(call);
+        self.handle_call_closed(call);
         self.out.push_back(Output::StreamEnd { call, error });
     }
 
@@ -792,9 +798,13 @@ impl<S: TaskStore> Engine<S> {
                 }
                 Ok(())
             }
+            AgentEvent::Status(status) if !exists && status.state == TaskState::Submitted as i32 => {
+                // The agent announces the task it is creating: that status is its first.
+                self.create_task(task_id, Some(status), now)
+            }
             other => {
                 if !exists {
-                    self.create_task(task_id, now)?;
+                    self.create_task(task_id, None, now)?;
                 }
                 let ev = match other {
                     AgentEvent::Status(status) => TaskEvent::Status { status, metadata: None },
@@ -822,14 +832,23 @@ impl<S: TaskStore> Engine<S> {
         }
     }
 
-    /// Creates the task of a pending run in SUBMITTED, answers `returnImmediately` calls and
+    /// Creates the task of a pending run in SUBMITTED (with the agent's own submitted status
+    /// when it announced one), answers `returnImmediately` calls and
     /// starts the streams waiting for it.
-    fn create_task(&mut self, task_id: &str, now: Timestamp) -> Result<(), A2aError> {
+    fn create_task(&mut self, task_id: &str, initial: Option<v1::TaskStatus>, now: Timestamp) -> Result<(), A2aError> {
         let run = self.runs.get(task_id).ok_or_else(|| A2aError::task_not_found(task_id))?.clone();
+        let mut status = initial.unwrap_or(v1::TaskStatus { state: TaskState::Submitted as i32, message: None, timestamp: None });
+        if status.timestamp.is_none() {
+            status.timestamp = Some(now);
+        }
+        if let Some(m) = status.message.as_mut() {
+            m.task_id = String::from(task_id);
+            m.context_id.clone_from(&run.message.context_id);
+        }
         let task = v1::Task {
             id: String::from(task_id),
             context_id: run.message.context_id.clone(),
-            status: Some(v1::TaskStatus { state: TaskState::Submitted as i32, message: None, timestamp: Some(now) }),
+            status: Some(status),
             artifacts: Vec::new(),
             history: alloc::vec![run.message.clone()],
             metadata: None,
