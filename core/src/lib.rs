@@ -38,11 +38,13 @@ extern crate std as _std_canary;
 pub use a2a_wire_proto as proto;
 pub use a2a_wire_proto::v1;
 
+pub mod binding;
 pub mod card;
 pub mod client;
 pub mod codec;
 pub mod engine;
 pub mod error;
+pub mod http;
 pub mod task;
 pub mod v03;
 pub mod version;

@@ -54,15 +54,20 @@ pub fn encode<T: Message>(msg: &T) -> Result<Vec<u8>, EncodeError> {
 /// Appends the ProtoJSON of `msg` to `out`. On error `out` is left as it was.
 pub fn encode_into<T: Message>(msg: &T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     let start = out.len();
-    #[cfg(feature = "std")]
-    let r = serde_json::to_writer(&mut *out, msg);
-    // Without `std`, serde_json can only write into a fresh Vec.
-    #[cfg(not(feature = "std"))]
-    let r = serde_json::to_vec(msg).map(|v| out.extend_from_slice(&v));
-    r.map_err(|e| {
+    write_serde(msg, out).map_err(|e| {
         out.truncate(start);
         EncodeError::new(strip_position(&e))
     })
+}
+
+/// Appends the compact JSON of any serde value to `out` (on error `out` may hold a prefix;
+/// callers that care truncate it).
+pub(crate) fn write_serde<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+    #[cfg(feature = "std")]
+    let r = serde_json::to_writer(&mut *out, value);
+    #[cfg(not(feature = "std"))]
+    let r = serde_json::to_vec(value).map(|v| out.extend_from_slice(&v));
+    r
 }
 
 /// serde_json appends " at line L column C" to messages; the position is reported

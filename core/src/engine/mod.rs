@@ -100,6 +100,8 @@ pub enum Response {
     PushConfigs(v1::ListTaskPushNotificationConfigsResponse),
     /// DeleteTaskPushNotificationConfig succeeded (`google.protobuf.Empty`).
     Deleted,
+    /// The answer to GetExtendedAgentCard (given by the application, never by the engine).
+    AgentCard(v1::AgentCard),
 }
 
 /// What the agent produced for a task.

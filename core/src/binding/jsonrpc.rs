@@ -1,0 +1,423 @@
+//! The JSON-RPC 2.0 binding, v1.0 and v0.3 (spec §9; v0.3 spec §7; WIRE-NOTES (a), (c), (g), (k)).
+//!
+//! - Envelope: `jsonrpc` must be `"2.0"`; `id` a string, a number or null; `method` a string;
+//!   `params` an object (or absent, for `GetExtendedAgentCard` only). Anything else is
+//!   -32600 (with the request's id when it could be read, else null); a body that is not JSON
+//!   is -32700.
+//! - Methods are chosen by the negotiated version before decoding: v1.0 PascalCase names
+//!   (`SendMessage`) or v0.3 names (`message/send`); the other version's names are -32601.
+//! - Batch requests (a JSON array) are refused with -32600: A2A defines no batch semantics,
+//!   and a streaming method cannot be part of a batch. A request without `id` (a
+//!   notification) is refused the same way, since every A2A method has an answer.
+//! - Results: v1.0 as its proto messages in ProtoJSON (`SendMessage` wrapped as
+//!   `{"task":…}` / `{"message":…}`, `GetTask` a bare Task, `DeleteTaskPushNotificationConfig`
+//!   `{}`); v0.3 as the v0.3 schema (`kind`-tagged bare Task or Message, a bare array of push
+//!   configs, `null` for delete).
+//! - Stream events: one full JSON-RPC response per SSE event, the event in `result` (v1.0: a
+//!   `StreamResponse`; v0.3: a `kind`-tagged object with `final`).
+//! - Errors: `error.data` is an array of typed details (`ErrorInfo`, `BadRequest`).
+
+use super::{Method, Operation};
+use crate::client::ClientError;
+use crate::codec::json;
+use crate::engine::{Request, Response};
+use crate::error::{classify_jsonrpc, A2aError, ErrorKind};
+use crate::v03::{self, ToV03, ToV1};
+use crate::v1;
+use crate::version::ProtocolVersion;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// `Content-Type` of JSON-RPC requests and responses.
+pub const CONTENT_TYPE: &str = "application/json";
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default)]
+    jsonrpc: Option<&'a str>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<&'a str>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+}
+
+/// Deserializes a field that is present (JSON null included) as `Some`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// A decoded JSON-RPC request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    /// The request id, echoed in every answer.
+    pub id: Value,
+    /// The operation.
+    pub operation: Operation,
+}
+
+fn invalid_request(msg: &'static str) -> A2aError {
+    A2aError::with_message(ErrorKind::InvalidRequest, msg)
+}
+
+/// Reads the id of a request body, best effort (for error answers before decoding).
+pub fn peek_id(body: &[u8]) -> Value {
+    serde_json::from_slice::<Envelope<'_>>(body)
+        .ok()
+        .and_then(|e| e.id)
+        .filter(|id| id.is_string() || id.is_number())
+        .unwrap_or(Value::Null)
+}
+
+/// Decodes a request body for the negotiated `version`. On failure, the id to answer with
+/// (null when unreadable) and the error.
+pub fn decode_request(body: &[u8], version: ProtocolVersion) -> Result<Decoded, (Value, A2aError)> {
+    let text =
+        core::str::from_utf8(body).map_err(|_| (Value::Null, A2aError::with_message(ErrorKind::JsonParse, "the body is not UTF-8")))?;
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        // Check it is JSON first: a broken array is a parse error, not a batch.
+        if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+            return Err((Value::Null, A2aError::with_message(ErrorKind::JsonParse, "the body is not valid JSON")));
+        }
+        return Err((Value::Null, invalid_request("batch requests are not supported")));
+    }
+    let env: Envelope<'_> = match serde_json::from_str(text) {
+        Ok(e) => e,
+        Err(e) => {
+            let kind = match e.classify() {
+                serde_json::error::Category::Data => ErrorKind::InvalidRequest,
+                _ => ErrorKind::JsonParse,
+            };
+            let msg = if kind == ErrorKind::JsonParse { "the body is not valid JSON" } else { "not a JSON-RPC request object" };
+            // A valid JSON value that is not a request object.
+            return Err((Value::Null, A2aError::with_message(kind, msg)));
+        }
+    };
+    let id = match env.id {
+        Some(v @ (Value::String(_) | Value::Number(_) | Value::Null)) => v,
+        Some(_) => return Err((Value::Null, invalid_request("id must be a string, a number or null"))),
+        None => return Err((Value::Null, invalid_request("a request without id (a notification) has no answer; every A2A method does"))),
+    };
+    if env.jsonrpc != Some("2.0") {
+        return Err((id, invalid_request("jsonrpc must be \"2.0\"")));
+    }
+    let Some(method_name) = env.method else {
+        return Err((id, invalid_request("method is missing")));
+    };
+    let method = if version.is_legacy() { Method::from_v03_jsonrpc(method_name) } else { Method::from_v1(method_name) };
+    let Some(method) = method else {
+        let e = A2aError::with_message(ErrorKind::MethodNotFound, alloc::format!("Method not found: {method_name} (A2A {version})"));
+        return Err((id, e));
+    };
+    let params = env.params.map(|p| p.get().as_bytes());
+    if let Some(p) = params {
+        if !p.trim_ascii_start().starts_with(b"{") {
+            return Err((id, A2aError::invalid_field("params", "must be an object")));
+        }
+    }
+    let op = if version.is_legacy() { decode_params_v03(method, params) } else { decode_params_v1(method, params) };
+    match op {
+        Ok(operation) => Ok(Decoded { id, operation }),
+        Err(e) => Err((id, e)),
+    }
+}
+
+fn need(params: Option<&[u8]>) -> Result<&[u8], A2aError> {
+    params.ok_or_else(|| A2aError::invalid_field("params", "required for this method"))
+}
+
+fn v1_params<T: crate::codec::Message>(params: Option<&[u8]>) -> Result<T, A2aError> {
+    json::decode::<T>(need(params)?).map_err(A2aError::from)
+}
+
+fn decode_params_v1(method: Method, params: Option<&[u8]>) -> Result<Operation, A2aError> {
+    Ok(match method {
+        Method::SendMessage => Operation::Task(Request::SendMessage(v1_params(params)?)),
+        Method::SendStreamingMessage => Operation::Task(Request::SendStreamingMessage(v1_params(params)?)),
+        Method::GetTask => Operation::Task(Request::GetTask(v1_params(params)?)),
+        Method::ListTasks => Operation::Task(Request::ListTasks(v1_params(params)?)),
+        Method::CancelTask => Operation::Task(Request::CancelTask(v1_params(params)?)),
+        Method::SubscribeToTask => Operation::Task(Request::SubscribeToTask(v1_params(params)?)),
+        Method::CreateTaskPushNotificationConfig => Operation::Task(Request::CreatePushConfig(v1_params(params)?)),
+        Method::GetTaskPushNotificationConfig => Operation::Task(Request::GetPushConfig(v1_params(params)?)),
+        Method::ListTaskPushNotificationConfigs => Operation::Task(Request::ListPushConfigs(v1_params(params)?)),
+        Method::DeleteTaskPushNotificationConfig => Operation::Task(Request::DeletePushConfig(v1_params(params)?)),
+        Method::GetExtendedAgentCard => Operation::GetExtendedAgentCard(match params {
+            Some(p) => json::decode(p).map_err(A2aError::from)?,
+            None => v1::GetExtendedAgentCardRequest::default(),
+        }),
+    })
+}
+
+fn v03_params<T: serde::de::DeserializeOwned + ToV1>(params: Option<&[u8]>) -> Result<T::V1, A2aError> {
+    let p: T = v03::decode(need(params)?).map_err(A2aError::from)?;
+    let c = p.to_v1().map_err(|e| A2aError::invalid_field(e.path(), alloc::format!("{e}")))?;
+    Ok(c.value)
+}
+
+fn decode_params_v03(method: Method, params: Option<&[u8]>) -> Result<Operation, A2aError> {
+    Ok(match method {
+        Method::SendMessage => Operation::Task(Request::SendMessage(v03_params::<v03::MessageSendParams>(params)?)),
+        Method::SendStreamingMessage => Operation::Task(Request::SendStreamingMessage(v03_params::<v03::MessageSendParams>(params)?)),
+        Method::GetTask => Operation::Task(Request::GetTask(v03_params::<v03::TaskQueryParams>(params)?)),
+        Method::CancelTask => Operation::Task(Request::CancelTask(v03_params::<v03::TaskIdParams>(params)?)),
+        Method::SubscribeToTask => {
+            let p: v03::TaskIdParams = v03::decode(need(params)?).map_err(A2aError::from)?;
+            Operation::Task(Request::SubscribeToTask(p.to_v1_subscribe().value))
+        }
+        Method::CreateTaskPushNotificationConfig => {
+            Operation::Task(Request::CreatePushConfig(v03_params::<v03::TaskPushNotificationConfig>(params)?))
+        }
+        Method::GetTaskPushNotificationConfig => {
+            Operation::Task(Request::GetPushConfig(v03_params::<v03::GetTaskPushNotificationConfigParams>(params)?))
+        }
+        Method::ListTaskPushNotificationConfigs => {
+            Operation::Task(Request::ListPushConfigs(v03_params::<v03::ListTaskPushNotificationConfigParams>(params)?))
+        }
+        Method::DeleteTaskPushNotificationConfig => {
+            Operation::Task(Request::DeletePushConfig(v03_params::<v03::DeleteTaskPushNotificationConfigParams>(params)?))
+        }
+        Method::GetExtendedAgentCard => Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default()),
+        // No v0.3 JSON-RPC method maps to ListTasks (Method::from_v03_jsonrpc never returns it).
+        Method::ListTasks => return Err(A2aError::new(ErrorKind::MethodNotFound)),
+    })
+}
+
+// ---------------------------------------------------------------- server: answers
+
+fn open(id: &Value, out: &mut Vec<u8>) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // Serializing a string/number/null Value into a Vec cannot fail.
+    let _ = json::write_serde(id, out);
+}
+
+/// Writes the JSON of a result (v1.0 ProtoJSON, or the v0.3 shape) into `out`.
+pub fn encode_result_value(version: ProtocolVersion, response: &Response, out: &mut Vec<u8>) -> Result<(), A2aError> {
+    let enc = |e: crate::codec::EncodeError| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}"));
+    let conv = |e: v03::ConvertError| A2aError::with_message(ErrorKind::Internal, alloc::format!("cannot answer in v0.3: {e}"));
+    if !version.is_legacy() {
+        return match response {
+            Response::SendMessage(r) => json::encode_into(r, out).map_err(enc),
+            Response::Task(t) => json::encode_into(t, out).map_err(enc),
+            Response::ListTasks(r) => json::encode_into(r, out).map_err(enc),
+            Response::PushConfig(c) => json::encode_into(c, out).map_err(enc),
+            Response::PushConfigs(r) => json::encode_into(r, out).map_err(enc),
+            Response::Deleted => {
+                out.extend_from_slice(b"{}");
+                Ok(())
+            }
+            Response::AgentCard(c) => json::encode_into(c, out).map_err(enc),
+        };
+    }
+    let bytes = match response {
+        Response::SendMessage(r) => v03::encode(&r.to_v03().map_err(conv)?.value),
+        Response::Task(t) => v03::encode(&t.to_v03().map_err(conv)?.value),
+        Response::ListTasks(_) => return Err(A2aError::new(ErrorKind::MethodNotFound)),
+        Response::PushConfig(c) => v03::encode(&c.to_v03().map_err(conv)?.value),
+        Response::PushConfigs(r) => v03::encode(&r.to_v03().map_err(conv)?.value),
+        Response::Deleted => Ok(alloc::vec::Vec::from(&b"null"[..])),
+        Response::AgentCard(c) => v03::encode(&c.to_v03().map_err(conv)?.value),
+    }
+    .map_err(enc)?;
+    out.extend_from_slice(&bytes);
+    Ok(())
+}
+
+/// A success answer: `{"jsonrpc":"2.0","id":…,"result":…}`. If the result cannot be
+/// encoded, the answer is an internal error instead.
+pub fn encode_response(id: &Value, version: ProtocolVersion, response: &Response, out: &mut Vec<u8>) {
+    let start = out.len();
+    open(id, out);
+    out.extend_from_slice(br#","result":"#);
+    match encode_result_value(version, response, out) {
+        Ok(()) => out.push(b'}'),
+        Err(e) => {
+            out.truncate(start);
+            encode_error(id, &e, out);
+        }
+    }
+}
+
+/// An error answer: `{"jsonrpc":"2.0","id":…,"error":{"code","message","data":[…]}}`.
+pub fn encode_error(id: &Value, error: &A2aError, out: &mut Vec<u8>) {
+    open(id, out);
+    out.extend_from_slice(br#","error":"#);
+    let _ = json::write_serde(&error.to_jsonrpc_error(), out);
+    out.push(b'}');
+}
+
+/// One stream event as a JSON-RPC response (the SSE `data`).
+pub fn encode_stream_event(id: &Value, version: ProtocolVersion, event: &v1::StreamResponse, out: &mut Vec<u8>) {
+    let start = out.len();
+    open(id, out);
+    out.extend_from_slice(br#","result":"#);
+    let r = if version.is_legacy() {
+        event
+            .to_v03()
+            .map_err(|e| A2aError::with_message(ErrorKind::Internal, alloc::format!("cannot stream in v0.3: {e}")))
+            .and_then(|c| v03::encode(&c.value).map_err(|e| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}"))))
+            .map(|b| out.extend_from_slice(&b))
+    } else {
+        json::encode_into(event, out).map_err(|e| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}")))
+    };
+    match r {
+        Ok(()) => out.push(b'}'),
+        Err(e) => {
+            out.truncate(start);
+            encode_error(id, &e, out);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- client
+
+/// Writes a request for `operation` in `version`'s names and shapes. Fails for operations
+/// v0.3 does not have (ListTasks) or values it cannot carry.
+pub fn encode_request(id: &Value, version: ProtocolVersion, operation: &Operation, out: &mut Vec<u8>) -> Result<(), ClientError> {
+    let names = operation.method().names();
+    let method = if version.is_legacy() {
+        names.v03_jsonrpc.ok_or_else(|| ClientError::Local(alloc::format!("{} does not exist in A2A {version}", names.v1)))?
+    } else {
+        names.v1
+    };
+    let mut params = Vec::new();
+    if version.is_legacy() {
+        encode_params_v03(operation, &mut params)?;
+    } else {
+        encode_params_v1(operation, &mut params)?;
+    }
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    let _ = json::write_serde(id, out);
+    out.extend_from_slice(br#","method":""#);
+    out.extend_from_slice(method.as_bytes());
+    out.extend_from_slice(br#"","params":"#);
+    out.extend_from_slice(&params);
+    out.push(b'}');
+    Ok(())
+}
+
+fn local(e: impl core::fmt::Display) -> ClientError {
+    ClientError::Local(alloc::format!("{e}"))
+}
+
+fn encode_params_v1(operation: &Operation, out: &mut Vec<u8>) -> Result<(), ClientError> {
+    match operation {
+        Operation::GetExtendedAgentCard(r) => json::encode_into(r, out),
+        Operation::Task(r) => match r {
+            Request::SendMessage(x) | Request::SendStreamingMessage(x) => json::encode_into(x, out),
+            Request::GetTask(x) => json::encode_into(x, out),
+            Request::ListTasks(x) => json::encode_into(x, out),
+            Request::CancelTask(x) => json::encode_into(x, out),
+            Request::SubscribeToTask(x) => json::encode_into(x, out),
+            Request::CreatePushConfig(x) => json::encode_into(x, out),
+            Request::GetPushConfig(x) => json::encode_into(x, out),
+            Request::ListPushConfigs(x) => json::encode_into(x, out),
+            Request::DeletePushConfig(x) => json::encode_into(x, out),
+        },
+    }
+    .map_err(local)
+}
+
+fn encode_params_v03(operation: &Operation, out: &mut Vec<u8>) -> Result<(), ClientError> {
+    let bytes = match operation {
+        Operation::GetExtendedAgentCard(_) => Ok(alloc::vec::Vec::from(&b"{}"[..])),
+        Operation::Task(r) => match r {
+            Request::SendMessage(x) | Request::SendStreamingMessage(x) => v03::encode(&x.to_v03().map_err(local)?.value),
+            Request::GetTask(x) => v03::encode(&x.to_v03().map_err(local)?.value),
+            Request::ListTasks(_) => return Err(ClientError::Local(String::from("ListTasks does not exist in A2A 0.3"))),
+            Request::CancelTask(x) => v03::encode(&x.to_v03().map_err(local)?.value),
+            Request::SubscribeToTask(x) => v03::encode(&x.to_v03().map_err(local)?.value),
+            Request::CreatePushConfig(x) => v03::encode(&x.to_v03().map_err(local)?.value),
+            Request::GetPushConfig(x) => v03::encode(&x.to_v03().map_err(local)?.value),
+            Request::ListPushConfigs(x) => v03::encode(&x.to_v03().map_err(local)?.value),
+            Request::DeletePushConfig(x) => v03::encode(&x.to_v03().map_err(local)?.value),
+        },
+    }
+    .map_err(local)?;
+    out.extend_from_slice(&bytes);
+    Ok(())
+}
+
+#[derive(Deserialize)]
+struct ResponseEnvelope<'a> {
+    #[serde(default, borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+fn protocol(what: &str, e: impl core::fmt::Display) -> ClientError {
+    ClientError::Protocol(alloc::format!("{what}: {e}"))
+}
+
+/// Reads the body of an answer to `method` in `version`: the result as a v1.0 response, or
+/// the peer's error (classified by `ErrorInfo.reason` first, then by code).
+pub fn decode_response(body: &[u8], version: ProtocolVersion, method: Method) -> Result<Response, ClientError> {
+    let env: ResponseEnvelope<'_> = serde_json::from_slice(body).map_err(|e| protocol("not a JSON-RPC response", e))?;
+    if let Some(err) = env.error {
+        return Err(ClientError::Remote(classify_jsonrpc(&err)));
+    }
+    let result = env.result.ok_or_else(|| ClientError::Protocol(String::from("a JSON-RPC response without result or error")))?;
+    decode_result(result.get().as_bytes(), version, method)
+}
+
+fn v1_result<T: crate::codec::Message>(b: &[u8]) -> Result<T, ClientError> {
+    json::decode_unchecked::<T>(b).map_err(|e| protocol("invalid result", e))
+}
+
+fn v03_result<T: serde::de::DeserializeOwned + ToV1>(b: &[u8]) -> Result<T::V1, ClientError> {
+    let v: T = v03::decode(b).map_err(|e| protocol("invalid v0.3 result", e))?;
+    v.to_v1().map(|c| c.value).map_err(|e| protocol("untranslatable v0.3 result", e))
+}
+
+/// Reads a `result` value (v1.0 ProtoJSON or the v0.3 shape) as a v1.0 response.
+pub fn decode_result(b: &[u8], version: ProtocolVersion, method: Method) -> Result<Response, ClientError> {
+    if version.is_legacy() {
+        return Ok(match method {
+            Method::SendMessage => Response::SendMessage(v03_result::<v03::SendMessageResult>(b)?),
+            Method::GetTask | Method::CancelTask => Response::Task(v03_result::<v03::Task>(b)?),
+            Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => {
+                Response::PushConfig(v03_result::<v03::TaskPushNotificationConfig>(b)?)
+            }
+            Method::ListTaskPushNotificationConfigs => Response::PushConfigs(v03_result::<Vec<v03::TaskPushNotificationConfig>>(b)?),
+            Method::DeleteTaskPushNotificationConfig => Response::Deleted,
+            Method::GetExtendedAgentCard => Response::AgentCard(v03_result::<v03::AgentCard>(b)?),
+            Method::SendStreamingMessage | Method::SubscribeToTask | Method::ListTasks => {
+                return Err(ClientError::Protocol(alloc::format!("{method:?} has no single v0.3 result")))
+            }
+        });
+    }
+    Ok(match method {
+        Method::SendMessage => Response::SendMessage(v1_result(b)?),
+        Method::GetTask | Method::CancelTask => Response::Task(v1_result(b)?),
+        Method::ListTasks => Response::ListTasks(v1_result(b)?),
+        Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => Response::PushConfig(v1_result(b)?),
+        Method::ListTaskPushNotificationConfigs => Response::PushConfigs(v1_result(b)?),
+        Method::DeleteTaskPushNotificationConfig => Response::Deleted,
+        Method::GetExtendedAgentCard => Response::AgentCard(v1_result(b)?),
+        Method::SendStreamingMessage | Method::SubscribeToTask => {
+            return Err(ClientError::Protocol(alloc::format!("{method:?} answers with a stream")))
+        }
+    })
+}
+
+/// Reads one SSE `data` of a JSON-RPC stream: a full JSON-RPC response whose `result` is the
+/// event (v1.0 `StreamResponse`, or v0.3 `kind`-tagged), or an error ending the stream.
+pub fn decode_stream_event(data: &[u8], version: ProtocolVersion) -> Result<v1::StreamResponse, ClientError> {
+    let env: ResponseEnvelope<'_> = serde_json::from_slice(data).map_err(|e| protocol("not a JSON-RPC stream event", e))?;
+    if let Some(err) = env.error {
+        return Err(ClientError::Remote(classify_jsonrpc(&err)));
+    }
+    let result = env.result.ok_or_else(|| ClientError::Protocol(String::from("a stream event without result")))?;
+    let b = result.get().as_bytes();
+    if version.is_legacy() {
+        v03_result::<v03::StreamEvent>(b)
+    } else {
+        v1_result::<v1::StreamResponse>(b)
+    }
+}
