@@ -4,7 +4,9 @@
 //! and version. The binding modules turn bytes into [`Operation`]s and results into bytes;
 //! [`crate::server`] and [`crate::client`] put them together.
 
+pub mod grpc;
 pub mod jsonrpc;
+pub mod rest;
 pub mod sse;
 
 use crate::engine::Request;

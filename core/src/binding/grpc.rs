@@ -1,0 +1,255 @@
+//! The gRPC binding, v1.0 (spec §10; WIRE-NOTES (a), (i)) over the HTTP shapes of
+//! [`crate::http`]: the transport carries HTTP/2, this module the gRPC rules.
+//!
+//! - Paths: `/lf.a2a.v1.A2AService/<Rpc>` (v0.3: `/a2a.v1.A2AService/<Rpc>`).
+//! - Messages: 5-byte prefix (compressed flag, big-endian length) + protobuf, with a size
+//!   limit; compressed messages are refused (no `grpc-encoding` is negotiated).
+//! - Metadata keys are lowercase: `a2a-version`, `a2a-extensions`.
+//! - Status in trailers: `grpc-status`, `grpc-message` (percent-encoded as gRPC specifies)
+//!   and `grpc-status-details-bin` (base64 `google.rpc.Status` with the `ErrorInfo`).
+
+use super::{Method, Operation};
+use crate::client::ClientError;
+use crate::codec::protobuf;
+use crate::engine::{Request, Response};
+use crate::error::{classify_grpc, A2aError, ErrorKind, GrpcCode};
+use crate::proto::google::rpc::Status;
+use crate::v1;
+use alloc::string::String;
+use alloc::vec::Vec;
+use prost::Message as _;
+
+/// `Content-Type` of gRPC.
+pub const CONTENT_TYPE: &str = "application/grpc";
+/// The v1.0 service.
+pub const SERVICE_V1: &str = "lf.a2a.v1.A2AService";
+/// The v0.3 service.
+pub const SERVICE_V03: &str = "a2a.v1.A2AService";
+
+/// Default largest message accepted (4 MiB, gRPC's usual default).
+pub const DEFAULT_MAX_MESSAGE: usize = 4 * 1024 * 1024;
+
+/// Which service and operation a gRPC path names.
+pub fn parse_path(path: &str) -> Option<(bool, Method)> {
+    let rest = path.strip_prefix('/')?;
+    let (service, rpc) = rest.split_once('/')?;
+    match service {
+        SERVICE_V1 => Method::from_v1(rpc).map(|m| (false, m)),
+        SERVICE_V03 => Method::from_v03_grpc(rpc).map(|m| (true, m)),
+        _ => None,
+    }
+}
+
+/// The path of `method` in v1.0.
+pub fn path_v1(method: Method) -> String {
+    alloc::format!("/{SERVICE_V1}/{}", method.names().v1)
+}
+
+/// Appends one length-prefixed, uncompressed message.
+pub fn encode_frame(message: &[u8], out: &mut Vec<u8>) {
+    out.push(0);
+    // Messages handed to this function come from our encoders, far below 4 GiB; a length
+    // that does not fit is clamped, and the peer will refuse the frame.
+    out.extend_from_slice(&u32::try_from(message.len()).unwrap_or(u32::MAX).to_be_bytes());
+    out.extend_from_slice(message);
+}
+
+/// Splits a complete body into its messages. Errors name the gRPC status to answer with.
+pub fn decode_frames(mut body: &[u8], max_message: usize) -> Result<Vec<&[u8]>, A2aError> {
+    let mut out = Vec::new();
+    while !body.is_empty() {
+        if body.len() < 5 {
+            return Err(A2aError::invalid_field("", "truncated gRPC message prefix"));
+        }
+        if body[0] != 0 {
+            return Err(A2aError::unsupported("compressed gRPC messages are not supported"));
+        }
+        let len = u32::from_be_bytes([body[1], body[2], body[3], body[4]]) as usize;
+        if len > max_message {
+            return Err(A2aError::with_message(
+                ErrorKind::InvalidRequest,
+                alloc::format!("gRPC message of {len} bytes exceeds the limit of {max_message}"),
+            ));
+        }
+        let rest = &body[5..];
+        if rest.len() < len {
+            return Err(A2aError::invalid_field("", "truncated gRPC message"));
+        }
+        out.push(&rest[..len]);
+        body = &rest[len..];
+    }
+    Ok(out)
+}
+
+/// Decodes the request message of a v1.0 RPC.
+pub fn decode_request(method: Method, message: &[u8]) -> Result<Operation, A2aError> {
+    let d = |e: crate::codec::DecodeError| A2aError::from(e);
+    Ok(match method {
+        Method::SendMessage => Operation::Task(Request::SendMessage(protobuf::decode(message).map_err(d)?)),
+        Method::SendStreamingMessage => Operation::Task(Request::SendStreamingMessage(protobuf::decode(message).map_err(d)?)),
+        Method::GetTask => Operation::Task(Request::GetTask(protobuf::decode(message).map_err(d)?)),
+        Method::ListTasks => Operation::Task(Request::ListTasks(protobuf::decode(message).map_err(d)?)),
+        Method::CancelTask => Operation::Task(Request::CancelTask(protobuf::decode(message).map_err(d)?)),
+        Method::SubscribeToTask => Operation::Task(Request::SubscribeToTask(protobuf::decode(message).map_err(d)?)),
+        Method::CreateTaskPushNotificationConfig => Operation::Task(Request::CreatePushConfig(protobuf::decode(message).map_err(d)?)),
+        Method::GetTaskPushNotificationConfig => Operation::Task(Request::GetPushConfig(protobuf::decode(message).map_err(d)?)),
+        Method::ListTaskPushNotificationConfigs => Operation::Task(Request::ListPushConfigs(protobuf::decode(message).map_err(d)?)),
+        Method::DeleteTaskPushNotificationConfig => Operation::Task(Request::DeletePushConfig(protobuf::decode(message).map_err(d)?)),
+        Method::GetExtendedAgentCard => Operation::GetExtendedAgentCard(protobuf::decode(message).map_err(d)?),
+    })
+}
+
+/// The protobuf of a v1.0 response message (`google.protobuf.Empty` for a delete).
+pub fn encode_response(response: &Response, out: &mut Vec<u8>) {
+    match response {
+        Response::SendMessage(r) => protobuf::encode_into(r, out),
+        Response::Task(t) => protobuf::encode_into(t, out),
+        Response::ListTasks(r) => protobuf::encode_into(r, out),
+        Response::PushConfig(c) => protobuf::encode_into(c, out),
+        Response::PushConfigs(r) => protobuf::encode_into(r, out),
+        Response::Deleted => {}
+        Response::AgentCard(c) => protobuf::encode_into(c, out),
+    }
+}
+
+/// Percent-encodes a `grpc-message` value (bytes outside 0x20..=0x7E, and `%`).
+pub fn encode_message(m: &str) -> String {
+    let mut out = String::with_capacity(m.len());
+    for b in m.bytes() {
+        if (0x20..=0x7E).contains(&b) && b != b'%' {
+            out.push(b as char);
+        } else {
+            out.push('%');
+            out.push(char::from(b"0123456789ABCDEF"[usize::from(b >> 4)]));
+            out.push(char::from(b"0123456789ABCDEF"[usize::from(b & 15)]));
+        }
+    }
+    out
+}
+
+/// Decodes a `grpc-message` value; malformed escapes are kept as they are (gRPC says to
+/// accept them).
+pub fn decode_message(m: &str) -> String {
+    crate::http::percent_decode(m, false).unwrap_or_else(|| String::from(m))
+}
+
+/// The trailers that end a call: `grpc-status` 0, or the error's status, message and details.
+pub fn status_trailers(error: Option<&A2aError>) -> Vec<(String, String)> {
+    match error {
+        None => alloc::vec![(String::from("grpc-status"), String::from("0"))],
+        Some(e) => {
+            let status = e.to_grpc_status();
+            let details = crate::proto::json::base64::encode(&status.encode_to_vec());
+            alloc::vec![
+                (String::from("grpc-status"), alloc::format!("{}", status.code)),
+                (String::from("grpc-message"), encode_message(e.message())),
+                (String::from("grpc-status-details-bin"), String::from(details.trim_end_matches('='))),
+            ]
+        }
+    }
+}
+
+// ---------------------------------------------------------------- client
+
+/// The request message of `operation` (v1.0).
+pub fn encode_request(operation: &Operation, out: &mut Vec<u8>) {
+    match operation {
+        Operation::GetExtendedAgentCard(r) => protobuf::encode_into(r, out),
+        Operation::Task(r) => match r {
+            Request::SendMessage(x) | Request::SendStreamingMessage(x) => protobuf::encode_into(x, out),
+            Request::GetTask(x) => protobuf::encode_into(x, out),
+            Request::ListTasks(x) => protobuf::encode_into(x, out),
+            Request::CancelTask(x) => protobuf::encode_into(x, out),
+            Request::SubscribeToTask(x) => protobuf::encode_into(x, out),
+            Request::CreatePushConfig(x) => protobuf::encode_into(x, out),
+            Request::GetPushConfig(x) => protobuf::encode_into(x, out),
+            Request::ListPushConfigs(x) => protobuf::encode_into(x, out),
+            Request::DeletePushConfig(x) => protobuf::encode_into(x, out),
+        },
+    }
+}
+
+/// The call's status from its trailers (or trailers-only headers): `Ok` for status 0, else
+/// the classified error.
+pub fn check_status(fields: &[(String, String)]) -> Result<(), ClientError> {
+    let get = |n: &str| fields.iter().find(|(k, _)| k.eq_ignore_ascii_case(n)).map(|(_, v)| v.as_str());
+    let code = match get("grpc-status") {
+        None => return Err(ClientError::Protocol(String::from("the gRPC call ended without grpc-status"))),
+        Some(c) => c.trim().parse::<i32>().map_err(|_| ClientError::Protocol(alloc::format!("invalid grpc-status {c:?}")))?,
+    };
+    if code == GrpcCode::Ok as i32 {
+        return Ok(());
+    }
+    let message = get("grpc-message").map(decode_message).unwrap_or_default();
+    let details = get("grpc-status-details-bin")
+        .and_then(|b| crate::proto::json::base64::decode(b.trim()).ok())
+        .and_then(|b| Status::decode(b.as_slice()).ok());
+    Err(ClientError::Remote(classify_grpc(code, &message, details.as_ref())))
+}
+
+/// Reads the response message of `method` (v1.0).
+pub fn decode_response(message: &[u8], method: Method) -> Result<Response, ClientError> {
+    let p = |e: crate::codec::DecodeError| ClientError::Protocol(alloc::format!("invalid gRPC response: {e}"));
+    Ok(match method {
+        Method::SendMessage => Response::SendMessage(protobuf::decode_unchecked(message).map_err(p)?),
+        Method::GetTask | Method::CancelTask => Response::Task(protobuf::decode_unchecked(message).map_err(p)?),
+        Method::ListTasks => Response::ListTasks(protobuf::decode_unchecked(message).map_err(p)?),
+        Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => {
+            Response::PushConfig(protobuf::decode_unchecked(message).map_err(p)?)
+        }
+        Method::ListTaskPushNotificationConfigs => Response::PushConfigs(protobuf::decode_unchecked(message).map_err(p)?),
+        Method::DeleteTaskPushNotificationConfig => Response::Deleted,
+        Method::GetExtendedAgentCard => Response::AgentCard(protobuf::decode_unchecked(message).map_err(p)?),
+        Method::SendStreamingMessage | Method::SubscribeToTask => {
+            return Err(ClientError::Protocol(alloc::format!("{method:?} answers with a stream")))
+        }
+    })
+}
+
+/// Reads one streamed message (a v1.0 `StreamResponse`).
+pub fn decode_stream_event(message: &[u8]) -> Result<v1::StreamResponse, ClientError> {
+    protobuf::decode_unchecked(message).map_err(|e| ClientError::Protocol(alloc::format!("invalid gRPC stream message: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_limits_hold() {
+        let mut body = Vec::new();
+        encode_frame(b"abc", &mut body);
+        encode_frame(b"", &mut body);
+        assert_eq!(decode_frames(&body, 16).unwrap(), [&b"abc"[..], &b""[..]]);
+        assert!(decode_frames(&body[..6], 16).is_err());
+        assert!(decode_frames(&[0, 0, 0, 0], 16).is_err());
+        assert_eq!(decode_frames(&[0, 0, 0, 1, 0], 16).unwrap_err().kind(), ErrorKind::InvalidRequest);
+        assert_eq!(decode_frames(&[1, 0, 0, 0, 0], 16).unwrap_err().kind(), ErrorKind::UnsupportedOperation);
+    }
+
+    #[test]
+    fn paths_name_the_service_and_version() {
+        assert_eq!(parse_path("/lf.a2a.v1.A2AService/SendMessage"), Some((false, Method::SendMessage)));
+        assert_eq!(parse_path("/a2a.v1.A2AService/TaskSubscription"), Some((true, Method::SubscribeToTask)));
+        assert_eq!(parse_path("/a2a.v1.A2AService/SubscribeToTask"), None);
+        assert_eq!(parse_path("/lf.a2a.v1.A2AService/Nope"), None);
+        assert_eq!(path_v1(Method::GetTask), "/lf.a2a.v1.A2AService/GetTask");
+    }
+
+    #[test]
+    fn status_trailers_round_trip_through_classification() {
+        let e = A2aError::task_not_found("t-1");
+        let t = status_trailers(Some(&e));
+        assert_eq!(t[0], (String::from("grpc-status"), String::from("5")));
+        match check_status(&t) {
+            Err(ClientError::Remote(crate::error::Received::A2a(back))) => {
+                assert_eq!(back.kind(), ErrorKind::TaskNotFound);
+                assert_eq!(back.metadata().get("taskId").map(String::as_str), Some("t-1"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(check_status(&status_trailers(None)).is_ok());
+        assert_eq!(encode_message("100% sûr\n"), "100%25 s%C3%BBr%0A");
+        assert_eq!(decode_message("100%25 s%C3%BBr%0A"), "100% sûr\n");
+    }
+}
