@@ -111,3 +111,286 @@ impl TaskTracker {
         Ok(())
     }
 }
+
+// ---------------------------------------------------------------- the sans-IO client
+
+use crate::binding::{grpc, jsonrpc, rest, sse, Method, Operation};
+use crate::card::{Binding, SelectedInterface};
+use crate::engine::Response;
+use crate::error::classify_http;
+use crate::http::{HttpResponse, OutgoingRequest};
+use alloc::vec::Vec;
+use serde_json::Value;
+
+/// Largest stream event a client buffers (bytes).
+pub const MAX_EVENT: usize = 16 * 1024 * 1024;
+
+/// A sans-IO A2A client for one selected interface: it builds requests and reads answers;
+/// the transport moves the bytes.
+///
+/// - Every request carries `A2A-Version` (the interface's version), `A2A-Extensions` when
+///   extensions are declared, and the interface's `tenant` when the operation names none.
+/// - JSON-RPC stream events are unwrapped from their JSON-RPC responses; HTTP+JSON events are
+///   bare `StreamResponse`s; gRPC events are length-prefixed messages.
+/// - HTTP+JSON `SubscribeToTask` is sent as GET; [`Client::retry`] gives the POST to send once
+///   when the server answers 405 (servers are split on the verb).
+#[derive(Clone, Debug)]
+pub struct Client {
+    iface: SelectedInterface,
+    extensions: Vec<String>,
+    next_id: u64,
+}
+
+/// A request built by [`Client::prepare`], and what is needed to read its answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreparedCall {
+    /// What to send.
+    pub request: OutgoingRequest,
+    /// The operation.
+    pub method: Method,
+    /// JSON-RPC id used.
+    pub id: Value,
+    binding: Binding,
+    version: crate::version::ProtocolVersion,
+    /// The POST to try once if a GET subscribe is answered 405.
+    post_fallback: Option<OutgoingRequest>,
+}
+
+impl PreparedCall {
+    /// True when the answer is a stream (use [`Client::stream_decoder`]).
+    pub fn is_streaming(&self) -> bool {
+        self.method.is_streaming()
+    }
+}
+
+fn join(base: &str, path: &str) -> String {
+    let base = base.trim_end_matches('/');
+    alloc::format!("{base}{path}")
+}
+
+impl Client {
+    /// A client for `iface`.
+    pub fn new(iface: SelectedInterface) -> Self {
+        Client { iface, extensions: Vec::new(), next_id: 1 }
+    }
+
+    /// Declares extensions (sent in `A2A-Extensions`).
+    pub fn with_extensions(mut self, uris: &[&str]) -> Self {
+        self.extensions = uris.iter().map(|u| String::from(*u)).collect();
+        self
+    }
+
+    /// The interface in use.
+    pub fn interface(&self) -> &SelectedInterface {
+        &self.iface
+    }
+
+    fn headers(&self, ctype: &str, accept: &str) -> Vec<(String, String)> {
+        let grpc = self.iface.binding == Binding::Grpc;
+        let mut h = alloc::vec![
+            (String::from(if grpc { "content-type" } else { "Content-Type" }), String::from(ctype)),
+            (String::from(if grpc { "a2a-version" } else { "A2A-Version" }), alloc::format!("{}", self.iface.version)),
+        ];
+        if grpc {
+            h.push((String::from("te"), String::from("trailers")));
+        } else {
+            h.push((String::from("Accept"), String::from(accept)));
+        }
+        if !self.extensions.is_empty() {
+            h.push((String::from(if grpc { "a2a-extensions" } else { "A2A-Extensions" }), self.extensions.join(",")));
+        }
+        h
+    }
+
+    /// Builds the request for `operation`.
+    pub fn prepare(&mut self, mut operation: Operation) -> Result<PreparedCall, ClientError> {
+        if operation.tenant().is_empty() && !self.iface.tenant.is_empty() {
+            let t = self.iface.tenant.clone();
+            operation.set_tenant(&t);
+        }
+        let method = operation.method();
+        let streaming = method.is_streaming();
+        let id = Value::from(self.next_id);
+        self.next_id += 1;
+        let version = self.iface.version;
+        let (request, post_fallback) = match self.iface.binding {
+            Binding::JsonRpc => {
+                let mut body = Vec::new();
+                jsonrpc::encode_request(&id, version, &operation, &mut body)?;
+                let accept = if streaming { sse::CONTENT_TYPE } else { jsonrpc::CONTENT_TYPE };
+                (
+                    OutgoingRequest {
+                        method: "POST",
+                        url: self.iface.url.clone(),
+                        headers: self.headers(jsonrpc::CONTENT_TYPE, accept),
+                        body,
+                    },
+                    None,
+                )
+            }
+            Binding::HttpJson => {
+                if version.is_legacy() {
+                    return Err(ClientError::Local(String::from("HTTP+JSON in A2A 0.3 is not supported by this client yet")));
+                }
+                let (verb, path, body) = rest::encode_request(&operation).map_err(|e| ClientError::Local(alloc::format!("{e}")))?;
+                let accept = if streaming { sse::CONTENT_TYPE } else { "application/a2a+json, application/json" };
+                let req = OutgoingRequest {
+                    method: verb,
+                    url: join(&self.iface.url, &path),
+                    headers: self.headers(rest::CONTENT_TYPE, accept),
+                    body,
+                };
+                let fallback = (method == Method::SubscribeToTask).then(|| OutgoingRequest {
+                    method: "POST",
+                    body: Vec::from(&b"{}"[..]),
+                    ..req.clone()
+                });
+                (req, fallback)
+            }
+            Binding::Grpc => {
+                if version.is_legacy() {
+                    return Err(ClientError::Local(String::from("gRPC in A2A 0.3 is not supported by this client yet")));
+                }
+                let mut msg = Vec::new();
+                grpc::encode_request(&operation, &mut msg);
+                let mut body = Vec::new();
+                grpc::encode_frame(&msg, &mut body);
+                let url = join(&self.iface.url, &grpc::path_v1(method));
+                (OutgoingRequest { method: "POST", url, headers: self.headers(grpc::CONTENT_TYPE, ""), body }, None)
+            }
+            Binding::Custom(ref b) => return Err(ClientError::Local(alloc::format!("binding {b} is not supported"))),
+        };
+        Ok(PreparedCall { request, method, id, binding: self.iface.binding.clone(), version, post_fallback })
+    }
+
+    /// The request to send once more after `answer`, if the binding's rules call for it (an
+    /// HTTP+JSON GET subscribe answered 405 is retried as POST).
+    pub fn retry(&self, call: &mut PreparedCall, answer: &HttpResponse) -> Option<OutgoingRequest> {
+        if answer.status == 405 {
+            return call.post_fallback.take();
+        }
+        None
+    }
+
+    /// Reads the answer to a unary call.
+    pub fn parse(&self, call: &PreparedCall, answer: &HttpResponse) -> Result<Response, ClientError> {
+        match call.binding {
+            Binding::Grpc => {
+                let fields = if answer.trailers.is_empty() { &answer.headers } else { &answer.trailers };
+                grpc::check_status(fields)?;
+                let frames = grpc::decode_frames(&answer.body, MAX_EVENT).map_err(|e| ClientError::Protocol(alloc::format!("{e}")))?;
+                let [message] = frames.as_slice() else {
+                    return Err(ClientError::Protocol(String::from("a unary gRPC answer carries exactly one message")));
+                };
+                grpc::decode_response(message, call.method)
+            }
+            Binding::JsonRpc if answer.status == 200 => jsonrpc::decode_response(&answer.body, call.version, call.method),
+            Binding::HttpJson if answer.status == 200 => rest::decode_response(&answer.body, call.method),
+            _ => Err(ClientError::Remote(classify_http(answer.status, &answer.body))),
+        }
+    }
+
+    /// A decoder for the events of a streaming call whose response head was `head`; fails
+    /// with the server's error when the head is not a stream.
+    pub fn stream_decoder(&self, call: &PreparedCall, head: &HttpResponse) -> Result<StreamDecoder, ClientError> {
+        if call.binding == Binding::Grpc {
+            if head.status != 200 {
+                return Err(ClientError::Remote(classify_http(head.status, &head.body)));
+            }
+            if head.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("grpc-status")) {
+                grpc::check_status(&head.headers)?;
+            }
+            return Ok(StreamDecoder { inner: Inner::Grpc { buf: Vec::new() } });
+        }
+        let is_sse = head.header("content-type").is_some_and(|c| crate::http::media_type(c) == sse::CONTENT_TYPE);
+        if head.status != 200 || !is_sse {
+            // An error answered before the stream started, in the binding's error shape.
+            return Err(match call.binding {
+                Binding::JsonRpc if head.status == 200 => match jsonrpc::decode_response(&head.body, call.version, Method::GetTask) {
+                    Err(e) => e,
+                    Ok(_) => ClientError::Protocol(String::from("a stream was expected")),
+                },
+                _ => ClientError::Remote(classify_http(head.status, &head.body)),
+            });
+        }
+        Ok(StreamDecoder {
+            inner: Inner::Sse {
+                decoder: sse::SseDecoder::new(MAX_EVENT),
+                jsonrpc: call.binding == Binding::JsonRpc,
+                version: call.version,
+            },
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Inner {
+    Sse { decoder: sse::SseDecoder, jsonrpc: bool, version: crate::version::ProtocolVersion },
+    Grpc { buf: Vec<u8> },
+}
+
+/// Decodes the events of one stream: feed bytes as they arrive, take events as they complete.
+#[derive(Clone, Debug)]
+pub struct StreamDecoder {
+    inner: Inner,
+}
+
+impl StreamDecoder {
+    /// Feeds received body bytes.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        match &mut self.inner {
+            Inner::Sse { decoder, .. } => decoder.feed(bytes),
+            Inner::Grpc { buf } => buf.extend_from_slice(bytes),
+        }
+    }
+
+    /// The next event; `Ok(None)` when more bytes are needed; an error event or a malformed
+    /// stream is an `Err`.
+    pub fn next_event(&mut self) -> Result<Option<v1::StreamResponse>, ClientError> {
+        match &mut self.inner {
+            Inner::Sse { decoder, jsonrpc: rpc, version } => {
+                let Some(ev) = decoder.next_event().map_err(|e| ClientError::Protocol(alloc::format!("{e}")))? else { return Ok(None) };
+                if *rpc {
+                    return jsonrpc::decode_stream_event(ev.data.as_bytes(), *version).map(Some);
+                }
+                // HTTP+JSON: a bare StreamResponse, or a google.rpc.Status error event.
+                let data = ev.data.as_bytes();
+                if let Ok(v) = serde_json::from_slice::<Value>(data) {
+                    if v.get("error").is_some_and(Value::is_object) {
+                        let status = v["error"]["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
+                        return Err(ClientError::Remote(classify_http(status, data)));
+                    }
+                }
+                crate::codec::json::decode_unchecked::<v1::StreamResponse>(data)
+                    .map(Some)
+                    .map_err(|e| ClientError::Protocol(alloc::format!("invalid stream event: {e}")))
+            }
+            Inner::Grpc { buf } => {
+                if buf.len() < 5 {
+                    return Ok(None);
+                }
+                if buf[0] != 0 {
+                    return Err(ClientError::Protocol(String::from("compressed gRPC message")));
+                }
+                let len = u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]) as usize;
+                if len > MAX_EVENT {
+                    return Err(ClientError::Protocol(alloc::format!("gRPC message of {len} bytes is over the limit")));
+                }
+                if buf.len() < 5 + len {
+                    return Ok(None);
+                }
+                let event = grpc::decode_stream_event(&buf[5..5 + len]);
+                buf.drain(..5 + len);
+                event.map(Some)
+            }
+        }
+    }
+
+    /// The end of the stream: for gRPC, its trailers decide success.
+    pub fn finish(&self, trailers: &[(String, String)]) -> Result<(), ClientError> {
+        match &self.inner {
+            Inner::Grpc { .. } => grpc::check_status(trailers),
+            Inner::Sse { .. } => Ok(()),
+        }
+    }
+}

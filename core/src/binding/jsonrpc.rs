@@ -51,6 +51,10 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
     Value::deserialize(d).map(Some)
 }
 
+fn raw_present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
 /// A decoded JSON-RPC request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decoded {
@@ -345,7 +349,8 @@ fn encode_params_v03(operation: &Operation, out: &mut Vec<u8>) -> Result<(), Cli
 
 #[derive(Deserialize)]
 struct ResponseEnvelope<'a> {
-    #[serde(default, borrow)]
+    // `result: null` (v0.3's answer to a delete) is a result, not an absent one.
+    #[serde(default, borrow, deserialize_with = "raw_present")]
     result: Option<&'a RawValue>,
     #[serde(default)]
     error: Option<Value>,

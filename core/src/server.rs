@@ -1,0 +1,518 @@
+//! The sans-IO server endpoint: an HTTP request in, a [`Call`] (or an immediate answer)
+//! out; a result or a stream event in, bytes out.
+//!
+//! The interfaces served are read from the Agent Card the server publishes, so what the card
+//! says and what is served cannot disagree: each `supportedInterfaces` entry of binding
+//! `JSONRPC` or `HTTP+JSON` is served at its URL's path, with the versions of all entries at
+//! that path and binding; `GRPC` entries make the gRPC service paths available with their
+//! versions.
+//!
+//! [`Endpoint::decode`] checks, in this order: route and HTTP method, content type,
+//! protocol version (before any operation is dispatched), required extensions, parsing,
+//! validation, and the card's capabilities (streaming, push notifications, extended card).
+//! A failure at any step is answered right away in the binding's error shape.
+//!
+//! Answers: [`Endpoint::respond`] for unary results; for streams, [`Endpoint::stream_start`]
+//! (the response head), then [`Endpoint::stream_event`] per event and
+//! [`Endpoint::stream_end`]. An error after a stream started is sent as a last event in the
+//! binding's error shape: JSON-RPC an error response in an SSE event, HTTP+JSON an SSE event
+//! carrying the `google.rpc.Status` body, gRPC the status trailers.
+
+use crate::binding::{grpc, jsonrpc, rest, sse, Method, Operation};
+use crate::card::{self, Binding};
+use crate::engine::Response;
+use crate::error::{A2aError, ErrorKind};
+use crate::http::{media_type, HttpRequest, HttpResponse};
+use crate::v1;
+use crate::version::{self, ProtocolVersion};
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde_json::Value;
+
+/// Limits applied before any parsing.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest request body (bytes).
+    pub max_body: usize,
+    /// Largest gRPC message (bytes).
+    pub max_grpc_message: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_body: 8 * 1024 * 1024, max_grpc_message: grpc::DEFAULT_MAX_MESSAGE }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Route {
+    path: String,
+    binding: Binding,
+    versions: Vec<ProtocolVersion>,
+}
+
+/// Why an endpoint could not be built from a card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl core::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "cannot serve this agent card: {}", self.0)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ConfigError {}
+
+/// The path of an interface URL (`https://host:port/a2a/v1` -> `/a2a/v1`).
+pub fn url_path(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.find('/').map_or("/", |i| &rest[i..]);
+    let path = path.split(['?', '#']).next().unwrap_or("/");
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        String::from("/")
+    } else {
+        String::from(trimmed)
+    }
+}
+
+/// A decoded call, with everything needed to answer it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    /// The operation, in the v1.0 model.
+    pub operation: Operation,
+    /// The protocol version it is served with (its answers use that version's shapes).
+    pub version: ProtocolVersion,
+    /// The binding it came on.
+    pub binding: Binding,
+    /// Extensions active for the call (declared by the client and supported by the card).
+    pub extensions: Vec<String>,
+    /// The request's authentication-related headers (`Authorization`, `Cookie`, and the
+    /// headers of the card's API-key schemes), for the application to judge.
+    pub auth_headers: Vec<(String, String)>,
+    /// The JSON-RPC request id (null for the other bindings).
+    pub jsonrpc_id: Value,
+    /// HTTP+JSON answers are labelled `application/json` when the client used that type.
+    plain_json: bool,
+}
+
+impl Call {
+    /// The operation's method.
+    pub fn method(&self) -> Method {
+        self.operation.method()
+    }
+    /// True when the answer is a stream.
+    pub fn is_streaming(&self) -> bool {
+        self.method().is_streaming()
+    }
+}
+
+/// The end of a stream: bytes to send and trailers (gRPC).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamEnd {
+    /// A last event (an error), if any.
+    pub body: Vec<u8>,
+    /// Trailers (gRPC status).
+    pub trailers: Vec<(String, String)>,
+}
+
+/// The server endpoint. See the module docs.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    card: v1::AgentCard,
+    extended_card: Option<v1::AgentCard>,
+    routes: Vec<Route>,
+    grpc_versions: Vec<ProtocolVersion>,
+    limits: Limits,
+}
+
+fn header_list(name: &str, value: &str) -> (String, String) {
+    (String::from(name), String::from(value))
+}
+
+impl Endpoint {
+    /// An endpoint serving the interfaces of `card`.
+    pub fn new(card: v1::AgentCard) -> Result<Endpoint, ConfigError> {
+        let mut routes: Vec<Route> = Vec::new();
+        let mut grpc_versions = Vec::new();
+        for iface in &card.supported_interfaces {
+            let binding = Binding::parse(&iface.protocol_binding);
+            let Some(v) = ProtocolVersion::parse(&iface.protocol_version) else {
+                return Err(ConfigError(alloc::format!("interface {} has protocolVersion {:?}", iface.url, iface.protocol_version)));
+            };
+            match binding {
+                Binding::Grpc => {
+                    if !grpc_versions.contains(&v) {
+                        grpc_versions.push(v);
+                    }
+                }
+                Binding::JsonRpc | Binding::HttpJson => {
+                    let path = url_path(&iface.url);
+                    if let Some(r) = routes.iter_mut().find(|r| r.path == path && r.binding == binding) {
+                        if !r.versions.contains(&v) {
+                            r.versions.push(v);
+                        }
+                    } else {
+                        if routes.iter().any(|r| r.path == path) {
+                            return Err(ConfigError(alloc::format!("JSON-RPC and HTTP+JSON both at path {path}")));
+                        }
+                        routes.push(Route { path, binding, versions: alloc::vec![v] });
+                    }
+                }
+                Binding::Custom(_) => {}
+            }
+        }
+        if routes.is_empty() && grpc_versions.is_empty() {
+            return Err(ConfigError(String::from("the card lists no JSONRPC, HTTP+JSON or GRPC interface")));
+        }
+        // Longest paths first, so that the most specific interface wins.
+        routes.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
+        Ok(Endpoint { card, extended_card: None, routes, grpc_versions, limits: Limits::default() })
+    }
+
+    /// Serves `card` to authenticated `GetExtendedAgentCard` callers.
+    pub fn with_extended_card(mut self, card: v1::AgentCard) -> Self {
+        self.extended_card = Some(card);
+        self
+    }
+
+    /// Replaces the limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The public card.
+    pub fn card(&self) -> &v1::AgentCard {
+        &self.card
+    }
+
+    /// The extended card, if configured.
+    pub fn extended_card(&self) -> Option<&v1::AgentCard> {
+        self.extended_card.as_ref()
+    }
+
+    // ------------------------------------------------------------------ decode
+
+    /// Decodes a request into a call, or gives the answer to send right away.
+    pub fn decode(&self, req: &HttpRequest<'_>) -> Result<Call, HttpResponse> {
+        let ctype = req.header("content-type").map(media_type).unwrap_or_default();
+        if ctype.starts_with("application/grpc") && !self.grpc_versions.is_empty() {
+            return self.decode_grpc(req, &ctype);
+        }
+        let path = req.path();
+        for route in &self.routes {
+            let rel = if route.path == "/" {
+                Some(path)
+            } else {
+                path.strip_prefix(route.path.as_str()).filter(|r| r.is_empty() || r.starts_with('/'))
+            };
+            let Some(rel) = rel else { continue };
+            return match route.binding {
+                Binding::JsonRpc => {
+                    if !rel.is_empty() && rel != "/" {
+                        continue;
+                    }
+                    self.decode_jsonrpc(req, route, &ctype)
+                }
+                _ => self.decode_rest(req, route, rel, &ctype),
+            };
+        }
+        Err(plain_404())
+    }
+
+    fn extensions_and_auth(&self, req: &HttpRequest<'_>) -> Result<(Vec<String>, Vec<(String, String)>), A2aError> {
+        let declared = card::parse_extensions(req.headers_named("a2a-extensions").chain(req.headers_named("x-a2a-extensions")));
+        let active = card::check_extensions(&self.card, &declared)?.into_iter().map(String::from).collect();
+        let mut names: Vec<String> = alloc::vec![String::from("authorization"), String::from("cookie")];
+        for scheme in self.card.security_schemes.values() {
+            if let Some(v1::security_scheme::Scheme::ApiKeySecurityScheme(k)) = &scheme.scheme {
+                if k.location.eq_ignore_ascii_case("header") {
+                    names.push(k.name.to_ascii_lowercase());
+                }
+            }
+        }
+        let auth =
+            req.headers.iter().filter(|(n, _)| names.iter().any(|x| n.eq_ignore_ascii_case(x))).map(|(n, v)| header_list(n, v)).collect();
+        Ok((active, auth))
+    }
+
+    /// The card's capability checks for an operation.
+    fn capabilities(&self, method: Method) -> Result<(), A2aError> {
+        match method {
+            Method::SendStreamingMessage | Method::SubscribeToTask => card::require_streaming(&self.card),
+            Method::CreateTaskPushNotificationConfig
+            | Method::GetTaskPushNotificationConfig
+            | Method::ListTaskPushNotificationConfigs
+            | Method::DeleteTaskPushNotificationConfig => card::require_push_notifications(&self.card),
+            Method::GetExtendedAgentCard => card::require_extended_card(&self.card, self.extended_card.is_some()),
+            _ => Ok(()),
+        }
+    }
+
+    fn negotiate(&self, req: &HttpRequest<'_>, served: &[ProtocolVersion]) -> Result<ProtocolVersion, A2aError> {
+        let raw = version::find_raw(req.headers.iter().copied(), req.query());
+        version::negotiate(version::requested(raw), served)
+    }
+
+    fn decode_jsonrpc(&self, req: &HttpRequest<'_>, route: &Route, ctype: &str) -> Result<Call, HttpResponse> {
+        let fail = |id: &Value, e: &A2aError| {
+            let mut body = Vec::new();
+            jsonrpc::encode_error(id, e, &mut body);
+            json_response(200, jsonrpc::CONTENT_TYPE, body)
+        };
+        if !req.method.eq_ignore_ascii_case("POST") {
+            let mut r = HttpResponse { status: 405, ..Default::default() };
+            r.headers.push(header_list("allow", "POST"));
+            return Err(r);
+        }
+        if !ctype.is_empty() && ctype != "application/json" && ctype != "application/a2a+json" {
+            return Err(fail(
+                &Value::Null,
+                &A2aError::with_message(
+                    ErrorKind::ContentTypeNotSupported,
+                    alloc::format!("JSON-RPC needs Content-Type application/json, not {ctype}"),
+                ),
+            ));
+        }
+        if req.body.len() > self.limits.max_body {
+            return Err(fail(&Value::Null, &too_large(req.body.len(), self.limits.max_body)));
+        }
+        let version = self.negotiate(req, &route.versions).map_err(|e| fail(&jsonrpc::peek_id(req.body), &e))?;
+        let (extensions, auth_headers) = self.extensions_and_auth(req).map_err(|e| fail(&jsonrpc::peek_id(req.body), &e))?;
+        let decoded = jsonrpc::decode_request(req.body, version).map_err(|(id, e)| fail(&id, &e))?;
+        self.capabilities(decoded.operation.method()).map_err(|e| fail(&decoded.id, &e))?;
+        Ok(Call {
+            operation: decoded.operation,
+            version,
+            binding: Binding::JsonRpc,
+            extensions,
+            auth_headers,
+            jsonrpc_id: decoded.id,
+            plain_json: false,
+        })
+    }
+
+    fn decode_rest(&self, req: &HttpRequest<'_>, route: &Route, rel: &str, ctype: &str) -> Result<Call, HttpResponse> {
+        let plain_json = ctype == "application/json"
+            || (ctype.is_empty() && req.header("accept").is_some_and(|a| a.contains("application/json") && !a.contains("a2a+json")));
+        let fail = |e: &A2aError| rest_error(e, plain_json);
+        let (method, params, tenant) = match rest::match_route(req.method, rel) {
+            rest::RouteMatch::Found { method, params, tenant } => (method, params, tenant),
+            rest::RouteMatch::MethodNotAllowed { allow } => {
+                let mut r = HttpResponse { status: 405, ..Default::default() };
+                r.headers.push(header_list("allow", &allow.join(", ")));
+                return Err(r);
+            }
+            rest::RouteMatch::NotFound => return Err(plain_404()),
+        };
+        let has_body = !req.body.iter().all(u8::is_ascii_whitespace);
+        if has_body && !ctype.is_empty() && ctype != "application/json" && ctype != "application/a2a+json" {
+            return Err(fail(&A2aError::with_message(
+                ErrorKind::ContentTypeNotSupported,
+                alloc::format!("HTTP+JSON bodies are application/a2a+json or application/json, not {ctype}"),
+            )));
+        }
+        if req.body.len() > self.limits.max_body {
+            return Err(fail(&too_large(req.body.len(), self.limits.max_body)));
+        }
+        let version = self.negotiate(req, &route.versions).map_err(|e| fail(&e))?;
+        if version.is_legacy() {
+            // The v0.3 REST routes (/v1/...) and bodies (the v0.3 proto's JSON) are not
+            // served yet; say so rather than misread a v0.3 body as v1.0.
+            return Err(fail(&A2aError::version_not_supported(&version.to_string(), &[ProtocolVersion::V1_0])));
+        }
+        let (extensions, auth_headers) = self.extensions_and_auth(req).map_err(|e| fail(&e))?;
+        let operation = rest::decode_request(method, params, &tenant, req.query(), req.body).map_err(|e| fail(&e))?;
+        self.capabilities(method).map_err(|e| fail(&e))?;
+        Ok(Call { operation, version, binding: Binding::HttpJson, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json })
+    }
+
+    fn decode_grpc(&self, req: &HttpRequest<'_>, ctype: &str) -> Result<Call, HttpResponse> {
+        let fail = |e: &A2aError| grpc_error(e);
+        if ctype != "application/grpc" && ctype != "application/grpc+proto" {
+            return Err(fail(&A2aError::with_message(
+                ErrorKind::ContentTypeNotSupported,
+                alloc::format!("unsupported gRPC content type {ctype}"),
+            )));
+        }
+        let Some((legacy, method)) = grpc::parse_path(req.path()) else {
+            return Err(fail(&A2aError::with_message(ErrorKind::MethodNotFound, alloc::format!("unknown gRPC method {}", req.path()))));
+        };
+        let version = self.negotiate(req, &self.grpc_versions).map_err(|e| fail(&e))?;
+        if legacy != version.is_legacy() || legacy {
+            // The service path says which version's messages follow; it must agree with the
+            // negotiated version. (The v0.3 service is not served yet.)
+            return Err(fail(&A2aError::version_not_supported(&version.to_string(), &self.grpc_versions)));
+        }
+        let (extensions, auth_headers) = self.extensions_and_auth(req).map_err(|e| fail(&e))?;
+        let frames = grpc::decode_frames(req.body, self.limits.max_grpc_message).map_err(|e| fail(&e))?;
+        let [message] = frames.as_slice() else {
+            return Err(fail(&A2aError::invalid_field("", "a unary or server-streaming call carries exactly one request message")));
+        };
+        let operation = grpc::decode_request(method, message).map_err(|e| fail(&e))?;
+        self.capabilities(method).map_err(|e| fail(&e))?;
+        Ok(Call { operation, version, binding: Binding::Grpc, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json: false })
+    }
+
+    // ------------------------------------------------------------------ encode
+
+    fn with_extensions(&self, call: &Call, mut r: HttpResponse) -> HttpResponse {
+        if !call.extensions.is_empty() {
+            let name = if call.binding == Binding::Grpc { "a2a-extensions" } else { "A2A-Extensions" };
+            r.headers.push(header_list(name, &call.extensions.join(",")));
+        }
+        r
+    }
+
+    /// The answer to a unary call (or the error answer to a streaming call that never
+    /// started).
+    pub fn respond(&self, call: &Call, result: Result<Response, A2aError>) -> HttpResponse {
+        let r = match call.binding {
+            Binding::JsonRpc => {
+                let mut body = Vec::new();
+                match &result {
+                    Ok(resp) => jsonrpc::encode_response(&call.jsonrpc_id, call.version, resp, &mut body),
+                    Err(e) => jsonrpc::encode_error(&call.jsonrpc_id, e, &mut body),
+                }
+                json_response(200, jsonrpc::CONTENT_TYPE, body)
+            }
+            Binding::Grpc => match &result {
+                Ok(resp) => {
+                    let mut msg = Vec::new();
+                    grpc::encode_response(resp, &mut msg);
+                    let mut body = Vec::new();
+                    grpc::encode_frame(&msg, &mut body);
+                    HttpResponse {
+                        status: 200,
+                        headers: alloc::vec![header_list("content-type", grpc::CONTENT_TYPE)],
+                        body,
+                        trailers: grpc::status_trailers(None),
+                        streaming: false,
+                    }
+                }
+                Err(e) => grpc_error(e),
+            },
+            _ => match &result {
+                Ok(resp) => {
+                    let mut body = Vec::new();
+                    match rest::encode_response(resp, &mut body) {
+                        Ok(()) => json_response(200, rest_type(call.plain_json), body),
+                        Err(e) => rest_error(&e, call.plain_json),
+                    }
+                }
+                Err(e) => rest_error(e, call.plain_json),
+            },
+        };
+        self.with_extensions(call, r)
+    }
+
+    /// The response head of a stream.
+    pub fn stream_start(&self, call: &Call) -> HttpResponse {
+        let ctype = if call.binding == Binding::Grpc { grpc::CONTENT_TYPE } else { sse::CONTENT_TYPE };
+        let mut headers = alloc::vec![header_list("content-type", ctype)];
+        if call.binding != Binding::Grpc {
+            headers.push(header_list("cache-control", "no-cache"));
+        }
+        self.with_extensions(call, HttpResponse { status: 200, headers, body: Vec::new(), trailers: Vec::new(), streaming: true })
+    }
+
+    /// Appends one stream event in the binding's framing.
+    pub fn stream_event(&self, call: &Call, event: &v1::StreamResponse, out: &mut Vec<u8>) {
+        match call.binding {
+            Binding::JsonRpc => {
+                let mut data = Vec::new();
+                jsonrpc::encode_stream_event(&call.jsonrpc_id, call.version, event, &mut data);
+                sse::encode_event(&data, out);
+            }
+            Binding::Grpc => {
+                let mut msg = Vec::new();
+                crate::codec::protobuf::encode_into(event, &mut msg);
+                grpc::encode_frame(&msg, out);
+            }
+            _ => {
+                let mut data = Vec::new();
+                match crate::codec::json::encode_into(event, &mut data) {
+                    Ok(()) => sse::encode_event(&data, out),
+                    Err(e) => {
+                        let mut body = Vec::new();
+                        rest::encode_error(&A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}")), &mut body);
+                        sse::encode_event(&body, out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The end of a stream, with the error that ended it, if any.
+    pub fn stream_end(&self, call: &Call, error: Option<&A2aError>) -> StreamEnd {
+        match (call.binding.clone(), error) {
+            (Binding::Grpc, e) => StreamEnd { body: Vec::new(), trailers: grpc::status_trailers(e) },
+            (_, None) => StreamEnd::default(),
+            (Binding::JsonRpc, Some(e)) => {
+                let mut data = Vec::new();
+                jsonrpc::encode_error(&call.jsonrpc_id, e, &mut data);
+                let mut body = Vec::new();
+                sse::encode_event(&data, &mut body);
+                StreamEnd { body, trailers: Vec::new() }
+            }
+            (_, Some(e)) => {
+                let mut data = Vec::new();
+                rest::encode_error(e, &mut data);
+                let mut body = Vec::new();
+                sse::encode_event(&data, &mut body);
+                StreamEnd { body, trailers: Vec::new() }
+            }
+        }
+    }
+}
+
+fn too_large(len: usize, max: usize) -> A2aError {
+    A2aError::with_message(ErrorKind::InvalidRequest, alloc::format!("request body of {len} bytes exceeds the limit of {max}"))
+}
+
+fn rest_type(plain_json: bool) -> &'static str {
+    if plain_json {
+        "application/json"
+    } else {
+        rest::CONTENT_TYPE
+    }
+}
+
+fn json_response(status: u16, ctype: &str, body: Vec<u8>) -> HttpResponse {
+    HttpResponse { status, headers: alloc::vec![header_list("content-type", ctype)], body, trailers: Vec::new(), streaming: false }
+}
+
+fn rest_error(e: &A2aError, plain_json: bool) -> HttpResponse {
+    let mut body = Vec::new();
+    rest::encode_error(e, &mut body);
+    json_response(e.http_status(), rest_type(plain_json), body)
+}
+
+fn grpc_error(e: &A2aError) -> HttpResponse {
+    HttpResponse {
+        status: 200,
+        headers: alloc::vec![header_list("content-type", grpc::CONTENT_TYPE)],
+        body: Vec::new(),
+        trailers: grpc::status_trailers(Some(e)),
+        streaming: false,
+    }
+}
+
+fn plain_404() -> HttpResponse {
+    json_response(404, "application/json", rest::not_found_body())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_paths() {
+        assert_eq!(url_path("https://a.example:8443/a2a/v1/"), "/a2a/v1");
+        assert_eq!(url_path("http://127.0.0.1:9"), "/");
+        assert_eq!(url_path("/rpc?x=1"), "/rpc");
+        assert_eq!(url_path("grpc.example:443"), "/");
+    }
+}
