@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 THUMB := thumbv7em-none-eabihf
-FUZZ_SECONDS ?= 15
+FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit oracle nostd fuzz-smoke bench-build bench demo clean
@@ -57,6 +57,9 @@ fuzz-smoke:
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run v03_json_decode corpus/v03_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run service_params corpus/service_params -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run engine_calls corpus/engine_calls -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+	for t in jsonrpc_request rest_request grpc_request sse_decoder; do \
+	  (cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048) || exit 1; \
+	done
 
 # The benchmarks must keep compiling; `make bench` runs them (see BENCHMARKS.md).
 bench-build:

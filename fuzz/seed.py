@@ -8,7 +8,11 @@ vectors = os.path.join(root, "..", "tests", "vectors")
 out = {"1.0": os.path.join(root, "corpus", "v1_json_decode"), "0.3": os.path.join(root, "corpus", "v03_json_decode")}
 params = os.path.join(root, "corpus", "service_params")
 engine = os.path.join(root, "corpus", "engine_calls")
-for d in list(out.values()) + [params, engine]:
+rpc = os.path.join(root, "corpus", "jsonrpc_request")
+rest = os.path.join(root, "corpus", "rest_request")
+grpc = os.path.join(root, "corpus", "grpc_request")
+sse = os.path.join(root, "corpus", "sse_decoder")
+for d in list(out.values()) + [params, engine, rpc, rest, grpc, sse]:
     os.makedirs(d, exist_ok=True)
 
 
@@ -22,6 +26,15 @@ for sample in [b"A2A-Version=1.0\nA2A-Version: 0.3\nA2A-Extensions: urn:a, urn:b
                b"x=1\na2a-version: 1.0.1\nA2A-EXTENSIONS: ,urn:a,,urn:a",
                b"\nA2A-Version: banana"]:
     put(params, sample)
+# Transport-level seeds.
+for sample in [b'GET /tasks/t1?historyLength=2\n\n', b'POST /message:send\ncontent-type: application/json\n\n{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}',
+               b'GET /acme/tasks?status=TASK_STATE_WORKING&pageSize=5&includeArtifacts=true\n\n', b'DELETE /tasks/t%2F1/pushNotificationConfigs/c\n\n',
+               b'POST /tasks/t1:cancel\ncontent-type: application/a2a+json\n\n{"metadata":{"k":1}}', b'GET /tasks/t1:subscribe\n\n']:
+    put(rest, sample)
+for sample in [b'\x00data: {"a":1}\n\n', b'\x05: c\r\nevent: x\r\ndata: 1\r\ndata: 2\r\n\r\n', b'\x03\xef\xbb\xbfdata:x\r\rdata:y\n\n']:
+    put(sse, sample)
+for sample in [b'\x02\x00\x00\x00\x00\x04\x12\x02t1', b'\x00\x00\x00\x00\x00\x00']:
+    put(grpc, sample)
 # Engine scripts: (op, arg) byte pairs.
 for sample in [bytes([0, 1, 8, 2, 9, 3, 8, 3]), bytes([2, 0, 8, 2, 3, 0, 9, 1, 11, 0, 8, 3]), bytes([0, 0, 10, 0, 4, 0, 4, 0, 6, 2])]:
     put(engine, sample)
@@ -35,6 +48,11 @@ for path in sorted(glob.glob(os.path.join(vectors, "**", "*.json"), recursive=Tr
     else:
         continue  # protobuf vectors seed no JSON decoder
     put(out[v["version"]], v["type"].encode() + b"\0" + wire)
+    if v.get("expect") == "valid" and v["type"] in ("lf.a2a.v1.SendMessageRequest", "lf.a2a.v1.GetTaskRequest", "lf.a2a.v1.ListTasksRequest", "lf.a2a.v1.CancelTaskRequest"):
+        method = v["type"].split(".")[-1].replace("Request", "")
+        put(rpc, b'{"jsonrpc":"2.0","id":1,"method":"' + method.encode() + b'","params":' + wire + b"}")
+    if v["version"] == "0.3" and v.get("expect") == "valid" and v["type"] == "MessageSendParams":
+        put(rpc, b'{"jsonrpc":"2.0","id":"a","method":"message/send","params":' + wire + b"}")
     if v["type"] in ("lf.a2a.v1.AgentCard", "AgentCard"):
         put(params, wire)
     n += 1
