@@ -13,7 +13,7 @@ mod protojson;
 use std::path::PathBuf;
 
 /// The proto files whose messages get Rust types.
-const ROOTS: &[&str] = &["a2a.proto", "google/rpc/status.proto", "google/rpc/error_details.proto"];
+const ROOTS: &[&str] = &["a2a.proto", "a2a_v03.proto", "google/rpc/status.proto", "google/rpc/error_details.proto"];
 
 fn main() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));

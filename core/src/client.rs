@@ -248,14 +248,17 @@ impl Client {
                 (req, fallback)
             }
             Binding::Grpc => {
-                if version.is_legacy() {
-                    return Err(ClientError::Local(String::from("gRPC in A2A 0.3 is not supported by this client yet")));
-                }
                 let mut msg = Vec::new();
-                grpc::encode_request(&operation, &mut msg);
+                let path = if version.is_legacy() {
+                    grpc::encode_request_v03(&operation, &mut msg)?;
+                    grpc::path_v03(method).ok_or_else(|| ClientError::Local(alloc::format!("{method:?} does not exist in A2A 0.3")))?
+                } else {
+                    grpc::encode_request(&operation, &mut msg);
+                    grpc::path_v1(method)
+                };
                 let mut body = Vec::new();
                 grpc::encode_frame(&msg, &mut body);
-                let url = join(&self.iface.url, &grpc::path_v1(method));
+                let url = join(&self.iface.url, &path);
                 (OutgoingRequest { method: "POST", url, headers: self.headers(grpc::CONTENT_TYPE, ""), body }, None)
             }
             Binding::Custom(ref b) => return Err(ClientError::Local(alloc::format!("binding {b} is not supported"))),
@@ -282,7 +285,11 @@ impl Client {
                 let [message] = frames.as_slice() else {
                     return Err(ClientError::Protocol(String::from("a unary gRPC answer carries exactly one message")));
                 };
-                grpc::decode_response(message, call.method)
+                if call.version.is_legacy() {
+                    grpc::decode_response_v03(message, call.method)
+                } else {
+                    grpc::decode_response(message, call.method)
+                }
             }
             Binding::JsonRpc if answer.status == 200 => jsonrpc::decode_response(&answer.body, call.version, call.method),
             Binding::HttpJson if answer.status == 200 => rest::decode_response(&answer.body, call.method),
@@ -300,7 +307,7 @@ impl Client {
             if head.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("grpc-status")) {
                 grpc::check_status(&head.headers)?;
             }
-            return Ok(StreamDecoder { inner: Inner::Grpc { buf: Vec::new() } });
+            return Ok(StreamDecoder { inner: Inner::Grpc { buf: Vec::new(), legacy: call.version.is_legacy() } });
         }
         let is_sse = head.header("content-type").is_some_and(|c| crate::http::media_type(c) == sse::CONTENT_TYPE);
         if head.status != 200 || !is_sse {
@@ -326,7 +333,7 @@ impl Client {
 #[derive(Clone, Debug)]
 enum Inner {
     Sse { decoder: sse::SseDecoder, jsonrpc: bool, version: crate::version::ProtocolVersion },
-    Grpc { buf: Vec<u8> },
+    Grpc { buf: Vec<u8>, legacy: bool },
 }
 
 /// Decodes the events of one stream: feed bytes as they arrive, take events as they complete.
@@ -340,7 +347,7 @@ impl StreamDecoder {
     pub fn feed(&mut self, bytes: &[u8]) {
         match &mut self.inner {
             Inner::Sse { decoder, .. } => decoder.feed(bytes),
-            Inner::Grpc { buf } => buf.extend_from_slice(bytes),
+            Inner::Grpc { buf, .. } => buf.extend_from_slice(bytes),
         }
     }
 
@@ -365,7 +372,7 @@ impl StreamDecoder {
                     .map(Some)
                     .map_err(|e| ClientError::Protocol(alloc::format!("invalid stream event: {e}")))
             }
-            Inner::Grpc { buf } => {
+            Inner::Grpc { buf, legacy } => {
                 if buf.len() < 5 {
                     return Ok(None);
                 }
@@ -379,7 +386,8 @@ impl StreamDecoder {
                 if buf.len() < 5 + len {
                     return Ok(None);
                 }
-                let event = grpc::decode_stream_event(&buf[5..5 + len]);
+                let event =
+                    if *legacy { grpc::decode_stream_event_v03(&buf[5..5 + len]) } else { grpc::decode_stream_event(&buf[5..5 + len]) };
                 buf.drain(..5 + len);
                 event.map(Some)
             }

@@ -341,9 +341,9 @@ impl Endpoint {
             return Err(fail(&A2aError::with_message(ErrorKind::MethodNotFound, alloc::format!("unknown gRPC method {}", req.path()))));
         };
         let version = self.negotiate(req, &self.grpc_versions).map_err(|e| fail(&e))?;
-        if legacy != version.is_legacy() || legacy {
+        if legacy != version.is_legacy() {
             // The service path says which version's messages follow; it must agree with the
-            // negotiated version. (The v0.3 service is not served yet.)
+            // negotiated version.
             return Err(fail(&A2aError::version_not_supported(&version.to_string(), &self.grpc_versions)));
         }
         let (extensions, auth_headers) = self.extensions_and_auth(req).map_err(|e| fail(&e))?;
@@ -351,7 +351,8 @@ impl Endpoint {
         let [message] = frames.as_slice() else {
             return Err(fail(&A2aError::invalid_field("", "a unary or server-streaming call carries exactly one request message")));
         };
-        let operation = grpc::decode_request(method, message).map_err(|e| fail(&e))?;
+        let operation =
+            if legacy { grpc::decode_request_v03(method, message) } else { grpc::decode_request(method, message) }.map_err(|e| fail(&e))?;
         self.capabilities(method).map_err(|e| fail(&e))?;
         Ok(Call { operation, version, binding: Binding::Grpc, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json: false })
     }
@@ -378,10 +379,16 @@ impl Endpoint {
                 }
                 json_response(200, jsonrpc::CONTENT_TYPE, body)
             }
-            Binding::Grpc => match &result {
-                Ok(resp) => {
-                    let mut msg = Vec::new();
-                    grpc::encode_response(resp, &mut msg);
+            Binding::Grpc => match result.and_then(|resp| {
+                let mut msg = Vec::new();
+                if call.version.is_legacy() {
+                    grpc::encode_response_v03(&resp, &mut msg)?;
+                } else {
+                    grpc::encode_response(&resp, &mut msg);
+                }
+                Ok(msg)
+            }) {
+                Ok(msg) => {
                     let mut body = Vec::new();
                     grpc::encode_frame(&msg, &mut body);
                     HttpResponse {
@@ -392,7 +399,7 @@ impl Endpoint {
                         streaming: false,
                     }
                 }
-                Err(e) => grpc_error(e),
+                Err(e) => grpc_error(&e),
             },
             _ => match &result {
                 Ok(resp) => {
@@ -428,7 +435,14 @@ impl Endpoint {
             }
             Binding::Grpc => {
                 let mut msg = Vec::new();
-                crate::codec::protobuf::encode_into(event, &mut msg);
+                if call.version.is_legacy() {
+                    // An event v0.3 cannot carry is skipped rather than sent malformed.
+                    if grpc::encode_stream_event_v03(event, &mut msg).is_err() {
+                        return;
+                    }
+                } else {
+                    crate::codec::protobuf::encode_into(event, &mut msg);
+                }
                 grpc::encode_frame(&msg, out);
             }
             _ => {

@@ -22,7 +22,7 @@ use prost_reflect::{DescriptorPool, EnumDescriptor, FieldDescriptor, Kind, Messa
 use std::fmt::Write;
 
 /// Packages whose every message and enum gets ProtoJSON.
-const PACKAGES: &[&str] = &["lf.a2a.v1"];
+const PACKAGES: &[&str] = &["lf.a2a.v1", "a2a.v1"];
 /// Further messages that get ProtoJSON (google.rpc.Status carries `Any` and is handled by the
 /// core's error layer).
 const EXTRA_MESSAGES: &[&str] = &["google.rpc.ErrorInfo", "google.rpc.BadRequest", "google.rpc.BadRequest.FieldViolation"];
@@ -356,6 +356,7 @@ impl MessageGen {
     fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {{
         use ::serde::ser::SerializeStruct as _;
         let n = {count};
+        #[allow(unused_mut)]
         let mut st = s.serialize_struct("{name}", n)?;
 {body}        st.end()
     }}

@@ -1,7 +1,7 @@
 //! # a2a-wire-proto
 //!
 //! The A2A v1.0 data model, generated from this crate's own `a2a.proto` (package
-//! `lf.a2a.v1`): prost message types for the protobuf wire (gRPC), serde impls that follow
+//! `lf.a2a.v1`) and `a2a_v03.proto` (package `a2a.v1`): prost message types for the protobuf wire (gRPC), serde impls that follow
 //! ProtoJSON exactly for the JSON bindings (JSON-RPC, HTTP+JSON, webhooks), and validators
 //! for the proto's REQUIRED fields.
 //!
@@ -11,6 +11,7 @@
 //!
 //! ```text
 //! lf::a2a::v1          the A2A messages and enums (re-exported as `v1`)
+//! a2a::v1              the v0.3 proto (re-exported as `v03`): v0.3 gRPC and HTTP+JSON
 //! google::protobuf     Timestamp, Struct, Value, ListValue, Empty, Any (local types)
 //! google::rpc          Status, ErrorInfo, BadRequest (error bodies)
 //! json                 ProtoJSON helpers: JsonEnum, timestamps, base64
@@ -34,6 +35,14 @@ pub mod lf {
     }
 }
 
+/// The v0.3 proto (package `a2a.v1`): the messages of v0.3's gRPC and HTTP+JSON bindings.
+#[allow(clippy::all, missing_docs, rustdoc::all, deprecated)]
+pub mod a2a {
+    pub mod v1 {
+        include!(concat!(env!("OUT_DIR"), "/a2a.v1.rs"));
+    }
+}
+
 /// Well-known types and the Google error model, compiled as local types.
 #[allow(clippy::all, missing_docs, rustdoc::all)]
 pub mod google {
@@ -45,6 +54,8 @@ pub mod google {
     }
 }
 
+/// The v0.3 proto model (`a2a.v1`), for v0.3 gRPC and HTTP+JSON peers.
+pub use a2a::v1 as v03;
 pub use lf::a2a::v1;
 
 pub mod json;

@@ -28,6 +28,7 @@ fn card() -> v1::AgentCard {
             iface("http://127.0.0.1:9/rest", "HTTP+JSON", "1.0"),
             iface("127.0.0.1:10", "GRPC", "1.0"),
             iface("http://127.0.0.1:9/rpc", "JSONRPC", "0.3"),
+            iface("127.0.0.1:10", "GRPC", "0.3"),
         ],
         capabilities: Some(v1::AgentCapabilities {
             streaming: Some(true),
@@ -253,6 +254,7 @@ fn all_clients() -> Vec<(String, Client)> {
         ("HTTP+JSON 1.0".into(), client(Binding::HttpJson, ProtocolVersion::V1_0)),
         ("GRPC 1.0".into(), client(Binding::Grpc, ProtocolVersion::V1_0)),
         ("JSONRPC 0.3".into(), client(Binding::JsonRpc, ProtocolVersion::V0_3)),
+        ("GRPC 0.3".into(), client(Binding::Grpc, ProtocolVersion::V0_3)),
     ]
 }
 

@@ -253,3 +253,199 @@ mod tests {
         assert_eq!(decode_message("100%25 s%C3%BBr%0A"), "100% sûr\n");
     }
 }
+
+// ---------------------------------------------------------------- v0.3 (a2a.v1)
+
+mod v03_impl {
+    use super::*;
+    use crate::proto::v03 as pb;
+    use crate::v03::{self as model, pb as conv, ToV03, ToV1};
+
+    fn bad(e: crate::v03::ConvertError) -> A2aError {
+        A2aError::invalid_field(e.path(), alloc::format!("{e}"))
+    }
+    fn internal(e: impl core::fmt::Display) -> A2aError {
+        A2aError::with_message(ErrorKind::Internal, alloc::format!("cannot answer in v0.3: {e}"))
+    }
+    // v0.3's REQUIRED marks (e.g. `config_id`, which clients leave empty for a
+    // server-assigned id) are not enforced on the v0.3 message; the v1.0 translation is
+    // validated instead, so every request meets the same rules whatever its version.
+    fn dec<T: crate::codec::Message>(m: &[u8]) -> Result<T, A2aError> {
+        protobuf::decode_unchecked(m).map_err(A2aError::from)
+    }
+    fn up<T: ToV1>(v: T) -> Result<T::V1, A2aError>
+    where
+        T::V1: crate::proto::validate::Validate,
+    {
+        let v1 = v.to_v1().map(|c| c.value).map_err(bad)?;
+        crate::proto::validate::Validate::validate(&v1).map_err(|v| A2aError::invalid_params(v.into_vec()))?;
+        Ok(v1)
+    }
+
+    /// Decodes the request message of a v0.3 RPC (package `a2a.v1`) into the v1.0 operation.
+    pub fn decode_request_v03(method: Method, message: &[u8]) -> Result<Operation, A2aError> {
+        Ok(match method {
+            Method::SendMessage | Method::SendStreamingMessage => {
+                let r: pb::SendMessageRequest = dec(message)?;
+                let params = conv::from_pb::<model::MessageSendParams>(&r).map_err(bad)?.value;
+                let v1req = up(params)?;
+                Operation::Task(if method == Method::SendMessage {
+                    Request::SendMessage(v1req)
+                } else {
+                    Request::SendStreamingMessage(v1req)
+                })
+            }
+            Method::GetTask => {
+                Operation::Task(Request::GetTask(up(conv::from_pb::<model::TaskQueryParams>(&dec::<pb::GetTaskRequest>(message)?)
+                    .map_err(bad)?
+                    .value)?))
+            }
+            Method::CancelTask => {
+                Operation::Task(Request::CancelTask(up(conv::from_pb::<model::TaskIdParams>(&dec::<pb::CancelTaskRequest>(message)?)
+                    .map_err(bad)?
+                    .value)?))
+            }
+            Method::SubscribeToTask => {
+                let p = conv::subscription_from_pb(&dec::<pb::TaskSubscriptionRequest>(message)?).map_err(bad)?;
+                Operation::Task(Request::SubscribeToTask(p.to_v1_subscribe().value))
+            }
+            Method::CreateTaskPushNotificationConfig => {
+                let c = conv::create_config_from_pb(&dec::<pb::CreateTaskPushNotificationConfigRequest>(message)?).map_err(bad)?;
+                Operation::Task(Request::CreatePushConfig(up(c)?))
+            }
+            Method::GetTaskPushNotificationConfig => {
+                let r: pb::GetTaskPushNotificationConfigRequest = dec(message)?;
+                Operation::Task(Request::GetPushConfig(up(conv::get_config_from_pb(&r.name).map_err(bad)?)?))
+            }
+            Method::ListTaskPushNotificationConfigs => {
+                let r: pb::ListTaskPushNotificationConfigRequest = dec(message)?;
+                Operation::Task(Request::ListPushConfigs(up(conv::list_configs_from_pb(&r.parent).map_err(bad)?)?))
+            }
+            Method::DeleteTaskPushNotificationConfig => {
+                let r: pb::DeleteTaskPushNotificationConfigRequest = dec(message)?;
+                Operation::Task(Request::DeletePushConfig(up(conv::delete_config_from_pb(&r.name).map_err(bad)?)?))
+            }
+            Method::GetExtendedAgentCard => {
+                let _: pb::GetAgentCardRequest = dec(message)?;
+                Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default())
+            }
+            Method::ListTasks => return Err(A2aError::new(ErrorKind::MethodNotFound)),
+        })
+    }
+
+    /// The protobuf of a v1.0 response in v0.3's messages.
+    pub fn encode_response_v03(response: &Response, out: &mut Vec<u8>) -> Result<(), A2aError> {
+        match response {
+            Response::SendMessage(r) => {
+                protobuf::encode_into(&conv::to_pb(&r.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+            }
+            Response::Task(t) => protobuf::encode_into(&conv::to_pb(&t.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
+            Response::PushConfig(c) => {
+                protobuf::encode_into(&conv::to_pb(&c.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+            }
+            Response::PushConfigs(r) => {
+                protobuf::encode_into(&conv::to_pb(&r.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+            }
+            Response::AgentCard(c) => {
+                protobuf::encode_into(&conv::to_pb(&c.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+            }
+            Response::Deleted => {}
+            Response::ListTasks(_) => return Err(A2aError::new(ErrorKind::MethodNotFound)),
+        }
+        Ok(())
+    }
+
+    /// One stream event in v0.3's `StreamResponse`.
+    pub fn encode_stream_event_v03(event: &v1::StreamResponse, out: &mut Vec<u8>) -> Result<(), A2aError> {
+        let e = event.to_v03().map_err(internal)?.value;
+        protobuf::encode_into(&conv::to_pb(&e).map_err(internal)?.value, out);
+        Ok(())
+    }
+
+    fn local(e: impl core::fmt::Display) -> ClientError {
+        ClientError::Local(alloc::format!("{e}"))
+    }
+
+    /// The v0.3 request message of `operation` (client side).
+    pub fn encode_request_v03(operation: &Operation, out: &mut Vec<u8>) -> Result<(), ClientError> {
+        match operation {
+            Operation::GetExtendedAgentCard(_) => protobuf::encode_into(&pb::GetAgentCardRequest {}, out),
+            Operation::Task(r) => match r {
+                Request::SendMessage(x) | Request::SendStreamingMessage(x) => {
+                    protobuf::encode_into(&conv::to_pb(&x.to_v03().map_err(local)?.value).map_err(local)?.value, out)
+                }
+                Request::GetTask(x) => protobuf::encode_into(&conv::to_pb(&x.to_v03().map_err(local)?.value).map_err(local)?.value, out),
+                Request::CancelTask(x) => protobuf::encode_into(&conv::to_pb(&x.to_v03().map_err(local)?.value).map_err(local)?.value, out),
+                Request::SubscribeToTask(x) => {
+                    protobuf::encode_into(&pb::TaskSubscriptionRequest { name: alloc::format!("tasks/{}", x.id) }, out)
+                }
+                Request::CreatePushConfig(x) => protobuf::encode_into(&conv::create_config_to_pb(&x.to_v03().map_err(local)?.value), out),
+                Request::GetPushConfig(x) => protobuf::encode_into(
+                    &pb::GetTaskPushNotificationConfigRequest {
+                        name: alloc::format!("tasks/{}/pushNotificationConfigs/{}", x.task_id, x.id),
+                    },
+                    out,
+                ),
+                Request::ListPushConfigs(x) => protobuf::encode_into(
+                    &pb::ListTaskPushNotificationConfigRequest {
+                        parent: alloc::format!("tasks/{}", x.task_id),
+                        page_size: x.page_size,
+                        page_token: x.page_token.clone(),
+                    },
+                    out,
+                ),
+                Request::DeletePushConfig(x) => protobuf::encode_into(
+                    &pb::DeleteTaskPushNotificationConfigRequest {
+                        name: alloc::format!("tasks/{}/pushNotificationConfigs/{}", x.task_id, x.id),
+                    },
+                    out,
+                ),
+                Request::ListTasks(_) => return Err(ClientError::Local(String::from("ListTasks does not exist in A2A 0.3"))),
+            },
+        }
+        Ok(())
+    }
+
+    fn proto_err(e: impl core::fmt::Display) -> ClientError {
+        ClientError::Protocol(alloc::format!("invalid v0.3 gRPC response: {e}"))
+    }
+
+    fn read<P: crate::codec::Message, M: conv::FromPb<Pb = P> + ToV1>(message: &[u8]) -> Result<M::V1, ClientError> {
+        let p: P = protobuf::decode_unchecked(message).map_err(proto_err)?;
+        let m = conv::from_pb::<M>(&p).map_err(proto_err)?.value;
+        m.to_v1().map(|c| c.value).map_err(proto_err)
+    }
+
+    /// Reads a v0.3 response message of `method` as the v1.0 response.
+    pub fn decode_response_v03(message: &[u8], method: Method) -> Result<Response, ClientError> {
+        Ok(match method {
+            Method::SendMessage => Response::SendMessage(read::<pb::SendMessageResponse, model::SendMessageResult>(message)?),
+            Method::GetTask | Method::CancelTask => Response::Task(read::<pb::Task, model::Task>(message)?),
+            Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => {
+                Response::PushConfig(read::<pb::TaskPushNotificationConfig, model::TaskPushNotificationConfig>(message)?)
+            }
+            Method::ListTaskPushNotificationConfigs => {
+                Response::PushConfigs(read::<pb::ListTaskPushNotificationConfigResponse, Vec<model::TaskPushNotificationConfig>>(message)?)
+            }
+            Method::DeleteTaskPushNotificationConfig => Response::Deleted,
+            Method::GetExtendedAgentCard => Response::AgentCard(read::<pb::AgentCard, model::AgentCard>(message)?),
+            Method::SendStreamingMessage | Method::SubscribeToTask | Method::ListTasks => {
+                return Err(ClientError::Protocol(alloc::format!("{method:?} has no single v0.3 response")))
+            }
+        })
+    }
+
+    /// Reads one v0.3 streamed `StreamResponse` as v1.0.
+    pub fn decode_stream_event_v03(message: &[u8]) -> Result<v1::StreamResponse, ClientError> {
+        read::<pb::StreamResponse, model::StreamEvent>(message)
+    }
+}
+
+pub use v03_impl::{
+    decode_request_v03, decode_response_v03, decode_stream_event_v03, encode_request_v03, encode_response_v03, encode_stream_event_v03,
+};
+
+/// The path of `method` in v0.3, if it exists there.
+pub fn path_v03(method: Method) -> Option<String> {
+    method.names().v03_grpc.map(|rpc| alloc::format!("/{SERVICE_V03}/{rpc}"))
+}

@@ -158,9 +158,14 @@ fn decode_params_v1(method: Method, params: Option<&[u8]>) -> Result<Operation, 
     })
 }
 
-fn v03_params<T: serde::de::DeserializeOwned + ToV1>(params: Option<&[u8]>) -> Result<T::V1, A2aError> {
+fn v03_params<T: serde::de::DeserializeOwned + ToV1>(params: Option<&[u8]>) -> Result<T::V1, A2aError>
+where
+    T::V1: crate::proto::validate::Validate,
+{
     let p: T = v03::decode(need(params)?).map_err(A2aError::from)?;
     let c = p.to_v1().map_err(|e| A2aError::invalid_field(e.path(), alloc::format!("{e}")))?;
+    // The translation meets the same REQUIRED rules as a v1.0 request.
+    crate::proto::validate::Validate::validate(&c.value).map_err(|v| A2aError::invalid_params(v.into_vec()))?;
     Ok(c.value)
 }
 

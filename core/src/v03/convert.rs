@@ -191,7 +191,10 @@ pub struct Cx {
 }
 
 impl Cx {
-    fn at<R>(&mut self, seg: &str, f: impl FnOnce(&mut Self) -> R) -> R {
+    pub(super) fn take_losses(&mut self) -> Vec<Loss> {
+        core::mem::take(&mut self.losses)
+    }
+    pub(super) fn at<R>(&mut self, seg: &str, f: impl FnOnce(&mut Self) -> R) -> R {
         let len = self.path.len();
         if !self.path.is_empty() {
             self.path.push('.');
@@ -201,14 +204,14 @@ impl Cx {
         self.path.truncate(len);
         r
     }
-    fn idx<R>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> R) -> R {
+    pub(super) fn idx<R>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> R) -> R {
         let len = self.path.len();
         self.path.push_str(&format!("[{i}]"));
         let r = f(self);
         self.path.truncate(len);
         r
     }
-    fn field_path(&self, field: &str) -> String {
+    pub(super) fn field_path(&self, field: &str) -> String {
         if self.path.is_empty() {
             field.to_owned()
         } else if field.is_empty() {
@@ -217,14 +220,14 @@ impl Cx {
             format!("{}.{field}", self.path)
         }
     }
-    fn loss(&mut self, kind: LossKind, field: &str) {
+    pub(super) fn loss(&mut self, kind: LossKind, field: &str) {
         let path = self.field_path(field);
         self.losses.push(Loss { kind, path });
     }
-    fn missing(&self, field: &str) -> ConvertError {
+    pub(super) fn missing(&self, field: &str) -> ConvertError {
         ConvertError::Missing { path: self.field_path(field) }
     }
-    fn list<A, B>(
+    pub(super) fn list<A, B>(
         &mut self,
         name: &str,
         items: &[A],
@@ -236,10 +239,10 @@ impl Cx {
 
 // ---------------------------------------------------------------- shared helpers
 
-fn opt(s: &str) -> Option<String> {
+pub(super) fn opt(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
 }
-fn opt_list(v: &[String]) -> Option<Vec<String>> {
+pub(super) fn opt_list(v: &[String]) -> Option<Vec<String>> {
     (!v.is_empty()).then(|| v.to_vec())
 }
 
@@ -286,14 +289,14 @@ pub(crate) fn struct_to_object(s: &pb::Struct) -> JsonObject {
     s.fields.iter().map(|(k, v)| (k.clone(), value_to_json(v))).collect()
 }
 
-fn meta_v1(m: &Option<JsonObject>) -> Option<pb::Struct> {
+pub(super) fn meta_v1(m: &Option<JsonObject>) -> Option<pb::Struct> {
     m.as_ref().map(object_to_struct)
 }
-fn meta_v03(m: &Option<pb::Struct>) -> Option<JsonObject> {
+pub(super) fn meta_v03(m: &Option<pb::Struct>) -> Option<JsonObject> {
     m.as_ref().map(struct_to_object)
 }
 
-fn timestamp_v1(cx: &mut Cx, t: &Option<String>) -> Option<pb::Timestamp> {
+pub(super) fn timestamp_v1(cx: &mut Cx, t: &Option<String>) -> Option<pb::Timestamp> {
     let t = t.as_deref()?;
     if let Ok((seconds, nanos)) = timestamp::parse(t) {
         return Some(pb::Timestamp { seconds, nanos });
@@ -307,7 +310,7 @@ fn timestamp_v1(cx: &mut Cx, t: &Option<String>) -> Option<pb::Timestamp> {
     None
 }
 
-fn timestamp_v03(cx: &mut Cx, t: &Option<pb::Timestamp>) -> Option<String> {
+pub(super) fn timestamp_v03(cx: &mut Cx, t: &Option<pb::Timestamp>) -> Option<String> {
     let t = t.as_ref()?;
     match timestamp::format(t.seconds, t.nanos) {
         Ok(s) => Some(s.as_str().to_owned()),
@@ -351,7 +354,7 @@ fn state_v03(s: i32) -> TaskState {
 
 /// True for the states after which a v0.3 stream is `final`: terminal, input-required and
 /// auth-required.
-fn ends_stream(s: TaskState) -> bool {
+pub(super) fn ends_stream(s: TaskState) -> bool {
     matches!(
         s,
         TaskState::Completed

@@ -24,6 +24,7 @@
 
 pub mod by_name;
 mod convert;
+pub mod pb;
 
 pub use convert::{ConvertError, Converted, Loss, LossKind, ToV03, ToV1};
 

@@ -1,0 +1,911 @@
+//! Translation between the v0.3 proto (`a2a.v1`, what v0.3 gRPC and HTTP+JSON peers send)
+//! and the v0.3 JSON-RPC model of this module, so that both reach v1.0 through one set of
+//! v0.3 rules ([`super::ToV1`] / [`super::ToV03`]).
+//!
+//! Both sides are v0.3, so most fields map one to one. The differences:
+//! - resource names: `tasks/{id}` and `tasks/{id}/pushNotificationConfigs/{config}` carry the
+//!   ids (`task/{id}`, the typo of the proto's create rule, is accepted as a parent);
+//! - `Message.content` is `parts`; `TaskStatus.update` is `message`;
+//!   `TASK_STATE_CANCELLED` is `canceled`;
+//! - the proto has no file `name` and no `referenceTaskIds`: writing them to the proto
+//!   reports [`LossKind::Dropped`];
+//! - proto3 booleans have no "absent": a `SendMessageConfiguration` present with `blocking`
+//!   false asks for a non-blocking send; no configuration at all is the blocking default.
+
+use super::convert::{meta_v03, meta_v1, object_to_struct, opt, opt_list, timestamp_v03, Cx};
+use super::*;
+use crate::proto::google::protobuf::Timestamp;
+use crate::proto::json::{base64, timestamp};
+use crate::proto::v03 as pb;
+use alloc::format;
+
+/// A v0.3 model type read from its proto form.
+pub trait FromPb: Sized {
+    /// The proto type.
+    type Pb;
+    #[doc(hidden)]
+    fn from_pb(pb: &Self::Pb, cx: &mut Cx) -> Result<Self, ConvertError>;
+}
+
+/// A v0.3 model type written in its proto form.
+pub trait IntoPb {
+    /// The proto type.
+    type Pb;
+    #[doc(hidden)]
+    fn into_pb(&self, cx: &mut Cx) -> Result<Self::Pb, ConvertError>;
+}
+
+/// Reads a proto message as the v0.3 model.
+pub fn from_pb<T: FromPb>(pb: &T::Pb) -> Result<Converted<T>, ConvertError> {
+    let mut cx = Cx::default();
+    let value = T::from_pb(pb, &mut cx)?;
+    Ok(Converted { value, losses: cx.take_losses() })
+}
+
+/// Writes a v0.3 model value as its proto message.
+pub fn to_pb<T: IntoPb>(v: &T) -> Result<Converted<T::Pb>, ConvertError> {
+    let mut cx = Cx::default();
+    let value = v.into_pb(&mut cx)?;
+    Ok(Converted { value, losses: cx.take_losses() })
+}
+
+// ---------------------------------------------------------------- resource names
+
+/// The task id of `tasks/{id}` (or `task/{id}`).
+pub fn task_from_name(name: &str) -> Option<&str> {
+    let id = name.strip_prefix("tasks/").or_else(|| name.strip_prefix("task/"))?;
+    (!id.is_empty() && !id.contains('/')).then_some(id)
+}
+
+/// The task and config ids of `tasks/{id}/pushNotificationConfigs/{config}`.
+pub fn config_from_name(name: &str) -> Option<(&str, &str)> {
+    let rest = name.strip_prefix("tasks/").or_else(|| name.strip_prefix("task/"))?;
+    let (task, rest) = rest.split_once('/')?;
+    let config = rest.strip_prefix("pushNotificationConfigs/")?;
+    (!task.is_empty() && !config.is_empty() && !config.contains('/')).then_some((task, config))
+}
+
+fn bad_name(cx: &Cx, field: &str) -> ConvertError {
+    ConvertError::Missing { path: cx.field_path(field) }
+}
+
+// ---------------------------------------------------------------- tasks and messages
+
+fn state_from_pb(s: i32) -> TaskState {
+    match pb::TaskState::try_from(s) {
+        Ok(pb::TaskState::Submitted) => TaskState::Submitted,
+        Ok(pb::TaskState::Working) => TaskState::Working,
+        Ok(pb::TaskState::Completed) => TaskState::Completed,
+        Ok(pb::TaskState::Failed) => TaskState::Failed,
+        Ok(pb::TaskState::Cancelled) => TaskState::Canceled,
+        Ok(pb::TaskState::InputRequired) => TaskState::InputRequired,
+        Ok(pb::TaskState::Rejected) => TaskState::Rejected,
+        Ok(pb::TaskState::AuthRequired) => TaskState::AuthRequired,
+        Ok(pb::TaskState::Unspecified) | Err(_) => TaskState::Unknown,
+    }
+}
+
+fn state_to_pb(s: TaskState) -> pb::TaskState {
+    match s {
+        TaskState::Submitted => pb::TaskState::Submitted,
+        TaskState::Working => pb::TaskState::Working,
+        TaskState::Completed => pb::TaskState::Completed,
+        TaskState::Failed => pb::TaskState::Failed,
+        TaskState::Canceled => pb::TaskState::Cancelled,
+        TaskState::InputRequired => pb::TaskState::InputRequired,
+        TaskState::Rejected => pb::TaskState::Rejected,
+        TaskState::AuthRequired => pb::TaskState::AuthRequired,
+        TaskState::Unknown => pb::TaskState::Unspecified,
+    }
+}
+
+fn ts_from_pb(cx: &mut Cx, t: &Option<Timestamp>) -> Option<String> {
+    timestamp_v03(cx, t)
+}
+
+fn ts_to_pb(cx: &mut Cx, t: &Option<String>) -> Option<Timestamp> {
+    let text = t.as_deref()?;
+    match timestamp::parse(text).or_else(|_| timestamp::parse(&format!("{text}Z"))) {
+        Ok((seconds, nanos)) => Some(Timestamp { seconds, nanos }),
+        Err(_) => {
+            cx.loss(LossKind::TimestampUnparseable, "timestamp");
+            None
+        }
+    }
+}
+
+impl FromPb for Part {
+    type Pb = pb::Part;
+    fn from_pb(p: &pb::Part, cx: &mut Cx) -> Result<Part, ConvertError> {
+        use pb::file_part::File;
+        use pb::part::Part as P;
+        Ok(match &p.part {
+            Some(P::Text(t)) => Part::Text(TextPart { text: t.clone(), metadata: None, kind: tag::Text }),
+            Some(P::Data(d)) => Part::Data(DataPart { data: meta_v03(&d.data).unwrap_or_default(), metadata: None, kind: tag::Data }),
+            Some(P::File(f)) => {
+                let mime_type = opt(&f.mime_type);
+                let file = match &f.file {
+                    Some(File::FileWithUri(uri)) => FileContent::Uri { uri: uri.clone(), mime_type, name: None },
+                    Some(File::FileWithBytes(b)) => FileContent::Bytes { bytes: base64::encode(b), mime_type, name: None },
+                    None => return Err(cx.missing("file")),
+                };
+                Part::File(FilePart { file, metadata: None, kind: tag::File })
+            }
+            None => return Err(cx.missing("")),
+        })
+    }
+}
+
+impl IntoPb for Part {
+    type Pb = pb::Part;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::Part, ConvertError> {
+        use pb::file_part::File;
+        use pb::part::Part as P;
+        let (part, metadata) = match self {
+            Part::Text(t) => (P::Text(t.text.clone()), &t.metadata),
+            Part::Data(d) => (P::Data(pb::DataPart { data: Some(object_to_struct(&d.data)) }), &d.metadata),
+            Part::File(f) => {
+                let (file, mime, name) = match &f.file {
+                    FileContent::Uri { uri, mime_type, name } => (File::FileWithUri(uri.clone()), mime_type, name),
+                    FileContent::Bytes { bytes, mime_type, name } => {
+                        let raw = base64::decode(bytes).map_err(|_| ConvertError::InvalidBase64 { path: cx.field_path("file.bytes") })?;
+                        (File::FileWithBytes(raw), mime_type, name)
+                    }
+                };
+                if name.is_some() {
+                    cx.loss(LossKind::Dropped, "file.name");
+                }
+                (P::File(pb::FilePart { file: Some(file), mime_type: mime.clone().unwrap_or_default() }), &f.metadata)
+            }
+        };
+        if metadata.is_some() {
+            cx.loss(LossKind::Dropped, "metadata");
+        }
+        Ok(pb::Part { part: Some(part) })
+    }
+}
+
+impl FromPb for Message {
+    type Pb = pb::Message;
+    fn from_pb(m: &pb::Message, cx: &mut Cx) -> Result<Message, ConvertError> {
+        let role = match pb::Role::try_from(m.role) {
+            Ok(pb::Role::User) => Role::User,
+            Ok(pb::Role::Agent) => Role::Agent,
+            _ => return Err(ConvertError::UnspecifiedRole { path: cx.field_path("role") }),
+        };
+        Ok(Message {
+            message_id: m.message_id.clone(),
+            role,
+            parts: cx.list("content", &m.content, |cx, p| Part::from_pb(p, cx))?,
+            context_id: opt(&m.context_id),
+            task_id: opt(&m.task_id),
+            metadata: meta_v03(&m.metadata),
+            extensions: opt_list(&m.extensions),
+            reference_task_ids: None,
+            kind: tag::Message,
+        })
+    }
+}
+
+impl IntoPb for Message {
+    type Pb = pb::Message;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::Message, ConvertError> {
+        if self.reference_task_ids.as_ref().is_some_and(|r| !r.is_empty()) {
+            cx.loss(LossKind::Dropped, "referenceTaskIds");
+        }
+        Ok(pb::Message {
+            message_id: self.message_id.clone(),
+            context_id: self.context_id.clone().unwrap_or_default(),
+            task_id: self.task_id.clone().unwrap_or_default(),
+            role: match self.role {
+                Role::User => pb::Role::User,
+                Role::Agent => pb::Role::Agent,
+            } as i32,
+            content: cx.list("parts", &self.parts, |cx, p| p.into_pb(cx))?,
+            metadata: meta_v1(&self.metadata),
+            extensions: self.extensions.clone().unwrap_or_default(),
+        })
+    }
+}
+
+impl FromPb for TaskStatus {
+    type Pb = pb::TaskStatus;
+    fn from_pb(s: &pb::TaskStatus, cx: &mut Cx) -> Result<TaskStatus, ConvertError> {
+        let message = match &s.update {
+            Some(m) => Some(cx.at("message", |cx| Message::from_pb(m, cx))?),
+            None => None,
+        };
+        Ok(TaskStatus { state: state_from_pb(s.state), message, timestamp: ts_from_pb(cx, &s.timestamp) })
+    }
+}
+
+impl IntoPb for TaskStatus {
+    type Pb = pb::TaskStatus;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::TaskStatus, ConvertError> {
+        let update = match &self.message {
+            Some(m) => Some(cx.at("message", |cx| m.into_pb(cx))?),
+            None => None,
+        };
+        Ok(pb::TaskStatus { state: state_to_pb(self.state) as i32, update, timestamp: ts_to_pb(cx, &self.timestamp) })
+    }
+}
+
+impl FromPb for Artifact {
+    type Pb = pb::Artifact;
+    fn from_pb(a: &pb::Artifact, cx: &mut Cx) -> Result<Artifact, ConvertError> {
+        Ok(Artifact {
+            artifact_id: a.artifact_id.clone(),
+            name: opt(&a.name),
+            description: opt(&a.description),
+            parts: cx.list("parts", &a.parts, |cx, p| Part::from_pb(p, cx))?,
+            metadata: meta_v03(&a.metadata),
+            extensions: opt_list(&a.extensions),
+        })
+    }
+}
+
+impl IntoPb for Artifact {
+    type Pb = pb::Artifact;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::Artifact, ConvertError> {
+        Ok(pb::Artifact {
+            artifact_id: self.artifact_id.clone(),
+            name: self.name.clone().unwrap_or_default(),
+            description: self.description.clone().unwrap_or_default(),
+            parts: cx.list("parts", &self.parts, |cx, p| p.into_pb(cx))?,
+            metadata: meta_v1(&self.metadata),
+            extensions: self.extensions.clone().unwrap_or_default(),
+        })
+    }
+}
+
+impl FromPb for Task {
+    type Pb = pb::Task;
+    fn from_pb(t: &pb::Task, cx: &mut Cx) -> Result<Task, ConvertError> {
+        let status = match &t.status {
+            Some(s) => cx.at("status", |cx| TaskStatus::from_pb(s, cx))?,
+            None => return Err(cx.missing("status")),
+        };
+        let artifacts = cx.list("artifacts", &t.artifacts, |cx, a| Artifact::from_pb(a, cx))?;
+        let history = cx.list("history", &t.history, |cx, m| Message::from_pb(m, cx))?;
+        Ok(Task {
+            id: t.id.clone(),
+            context_id: t.context_id.clone(),
+            status,
+            artifacts: (!artifacts.is_empty()).then_some(artifacts),
+            history: (!history.is_empty()).then_some(history),
+            metadata: meta_v03(&t.metadata),
+            kind: tag::Task,
+        })
+    }
+}
+
+impl IntoPb for Task {
+    type Pb = pb::Task;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::Task, ConvertError> {
+        Ok(pb::Task {
+            id: self.id.clone(),
+            context_id: self.context_id.clone(),
+            status: Some(cx.at("status", |cx| self.status.into_pb(cx))?),
+            artifacts: cx.list("artifacts", self.artifacts.as_deref().unwrap_or_default(), |cx, a| a.into_pb(cx))?,
+            history: cx.list("history", self.history.as_deref().unwrap_or_default(), |cx, m| m.into_pb(cx))?,
+            metadata: meta_v1(&self.metadata),
+        })
+    }
+}
+
+impl FromPb for TaskStatusUpdateEvent {
+    type Pb = pb::TaskStatusUpdateEvent;
+    fn from_pb(e: &pb::TaskStatusUpdateEvent, cx: &mut Cx) -> Result<Self, ConvertError> {
+        let status = match &e.status {
+            Some(s) => cx.at("status", |cx| TaskStatus::from_pb(s, cx))?,
+            None => return Err(cx.missing("status")),
+        };
+        Ok(TaskStatusUpdateEvent {
+            task_id: e.task_id.clone(),
+            context_id: e.context_id.clone(),
+            status,
+            r#final: e.r#final,
+            metadata: meta_v03(&e.metadata),
+            kind: tag::StatusUpdate,
+        })
+    }
+}
+
+impl IntoPb for TaskStatusUpdateEvent {
+    type Pb = pb::TaskStatusUpdateEvent;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::TaskStatusUpdateEvent, ConvertError> {
+        Ok(pb::TaskStatusUpdateEvent {
+            task_id: self.task_id.clone(),
+            context_id: self.context_id.clone(),
+            status: Some(cx.at("status", |cx| self.status.into_pb(cx))?),
+            r#final: self.r#final,
+            metadata: meta_v1(&self.metadata),
+        })
+    }
+}
+
+impl FromPb for TaskArtifactUpdateEvent {
+    type Pb = pb::TaskArtifactUpdateEvent;
+    fn from_pb(e: &pb::TaskArtifactUpdateEvent, cx: &mut Cx) -> Result<Self, ConvertError> {
+        let artifact = match &e.artifact {
+            Some(a) => cx.at("artifact", |cx| Artifact::from_pb(a, cx))?,
+            None => return Err(cx.missing("artifact")),
+        };
+        Ok(TaskArtifactUpdateEvent {
+            task_id: e.task_id.clone(),
+            context_id: e.context_id.clone(),
+            artifact,
+            append: e.append.then_some(true),
+            last_chunk: e.last_chunk.then_some(true),
+            metadata: meta_v03(&e.metadata),
+            kind: tag::ArtifactUpdate,
+        })
+    }
+}
+
+impl IntoPb for TaskArtifactUpdateEvent {
+    type Pb = pb::TaskArtifactUpdateEvent;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::TaskArtifactUpdateEvent, ConvertError> {
+        Ok(pb::TaskArtifactUpdateEvent {
+            task_id: self.task_id.clone(),
+            context_id: self.context_id.clone(),
+            artifact: Some(cx.at("artifact", |cx| self.artifact.into_pb(cx))?),
+            append: self.append.unwrap_or(false),
+            last_chunk: self.last_chunk.unwrap_or(false),
+            metadata: meta_v1(&self.metadata),
+        })
+    }
+}
+
+impl FromPb for StreamEvent {
+    type Pb = pb::StreamResponse;
+    fn from_pb(r: &pb::StreamResponse, cx: &mut Cx) -> Result<StreamEvent, ConvertError> {
+        use pb::stream_response::Payload as P;
+        Ok(match &r.payload {
+            Some(P::Task(t)) => StreamEvent::Task(cx.at("task", |cx| Task::from_pb(t, cx))?),
+            Some(P::Msg(m)) => StreamEvent::Message(cx.at("message", |cx| Message::from_pb(m, cx))?),
+            Some(P::StatusUpdate(e)) => StreamEvent::StatusUpdate(cx.at("statusUpdate", |cx| TaskStatusUpdateEvent::from_pb(e, cx))?),
+            Some(P::ArtifactUpdate(e)) => {
+                StreamEvent::ArtifactUpdate(cx.at("artifactUpdate", |cx| TaskArtifactUpdateEvent::from_pb(e, cx))?)
+            }
+            None => return Err(cx.missing("")),
+        })
+    }
+}
+
+impl IntoPb for StreamEvent {
+    type Pb = pb::StreamResponse;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::StreamResponse, ConvertError> {
+        use pb::stream_response::Payload as P;
+        let payload = match self {
+            StreamEvent::Task(t) => P::Task(t.into_pb(cx)?),
+            StreamEvent::Message(m) => P::Msg(m.into_pb(cx)?),
+            StreamEvent::StatusUpdate(e) => P::StatusUpdate(e.into_pb(cx)?),
+            StreamEvent::ArtifactUpdate(e) => P::ArtifactUpdate(e.into_pb(cx)?),
+        };
+        Ok(pb::StreamResponse { payload: Some(payload) })
+    }
+}
+
+impl FromPb for SendMessageResult {
+    type Pb = pb::SendMessageResponse;
+    fn from_pb(r: &pb::SendMessageResponse, cx: &mut Cx) -> Result<SendMessageResult, ConvertError> {
+        use pb::send_message_response::Payload as P;
+        Ok(match &r.payload {
+            Some(P::Task(t)) => SendMessageResult::Task(cx.at("task", |cx| Task::from_pb(t, cx))?),
+            Some(P::Msg(m)) => SendMessageResult::Message(cx.at("message", |cx| Message::from_pb(m, cx))?),
+            None => return Err(cx.missing("")),
+        })
+    }
+}
+
+impl IntoPb for SendMessageResult {
+    type Pb = pb::SendMessageResponse;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::SendMessageResponse, ConvertError> {
+        use pb::send_message_response::Payload as P;
+        let payload = match self {
+            SendMessageResult::Task(t) => P::Task(t.into_pb(cx)?),
+            SendMessageResult::Message(m) => P::Msg(m.into_pb(cx)?),
+        };
+        Ok(pb::SendMessageResponse { payload: Some(payload) })
+    }
+}
+
+// ---------------------------------------------------------------- requests
+
+fn push_from_pb(p: &pb::PushNotificationConfig) -> PushNotificationConfig {
+    PushNotificationConfig {
+        id: opt(&p.id),
+        url: p.url.clone(),
+        token: opt(&p.token),
+        authentication: p
+            .authentication
+            .as_ref()
+            .map(|a| PushNotificationAuthenticationInfo { schemes: a.schemes.clone(), credentials: opt(&a.credentials) }),
+    }
+}
+
+fn push_to_pb(p: &PushNotificationConfig) -> pb::PushNotificationConfig {
+    pb::PushNotificationConfig {
+        id: p.id.clone().unwrap_or_default(),
+        url: p.url.clone(),
+        token: p.token.clone().unwrap_or_default(),
+        authentication: p
+            .authentication
+            .as_ref()
+            .map(|a| pb::AuthenticationInfo { schemes: a.schemes.clone(), credentials: a.credentials.clone().unwrap_or_default() }),
+    }
+}
+
+impl FromPb for MessageSendParams {
+    type Pb = pb::SendMessageRequest;
+    fn from_pb(r: &pb::SendMessageRequest, cx: &mut Cx) -> Result<MessageSendParams, ConvertError> {
+        let message = match &r.request {
+            Some(m) => cx.at("message", |cx| Message::from_pb(m, cx))?,
+            None => return Err(cx.missing("message")),
+        };
+        let configuration = r.configuration.as_ref().map(|c| MessageSendConfiguration {
+            accepted_output_modes: opt_list(&c.accepted_output_modes),
+            blocking: Some(c.blocking),
+            history_length: (c.history_length != 0).then_some(c.history_length),
+            push_notification_config: c.push_notification.as_ref().map(push_from_pb),
+        });
+        Ok(MessageSendParams { message, configuration, metadata: meta_v03(&r.metadata) })
+    }
+}
+
+impl IntoPb for MessageSendParams {
+    type Pb = pb::SendMessageRequest;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::SendMessageRequest, ConvertError> {
+        Ok(pb::SendMessageRequest {
+            request: Some(cx.at("message", |cx| self.message.into_pb(cx))?),
+            configuration: self.configuration.as_ref().map(|c| pb::SendMessageConfiguration {
+                accepted_output_modes: c.accepted_output_modes.clone().unwrap_or_default(),
+                push_notification: c.push_notification_config.as_ref().map(push_to_pb),
+                history_length: c.history_length.unwrap_or(0),
+                blocking: c.blocking.unwrap_or(true),
+            }),
+            metadata: meta_v1(&self.metadata),
+        })
+    }
+}
+
+impl FromPb for TaskQueryParams {
+    type Pb = pb::GetTaskRequest;
+    fn from_pb(r: &pb::GetTaskRequest, cx: &mut Cx) -> Result<TaskQueryParams, ConvertError> {
+        let id = task_from_name(&r.name).ok_or_else(|| bad_name(cx, "name"))?;
+        Ok(TaskQueryParams { id: String::from(id), history_length: (r.history_length != 0).then_some(r.history_length), metadata: None })
+    }
+}
+
+impl IntoPb for TaskQueryParams {
+    type Pb = pb::GetTaskRequest;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::GetTaskRequest, ConvertError> {
+        if self.metadata.is_some() {
+            cx.loss(LossKind::Dropped, "metadata");
+        }
+        Ok(pb::GetTaskRequest { name: format!("tasks/{}", self.id), history_length: self.history_length.unwrap_or(0) })
+    }
+}
+
+impl FromPb for TaskIdParams {
+    type Pb = pb::CancelTaskRequest;
+    fn from_pb(r: &pb::CancelTaskRequest, cx: &mut Cx) -> Result<TaskIdParams, ConvertError> {
+        let id = task_from_name(&r.name).ok_or_else(|| bad_name(cx, "name"))?;
+        Ok(TaskIdParams { id: String::from(id), metadata: None })
+    }
+}
+
+impl IntoPb for TaskIdParams {
+    type Pb = pb::CancelTaskRequest;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::CancelTaskRequest, ConvertError> {
+        if self.metadata.is_some() {
+            cx.loss(LossKind::Dropped, "metadata");
+        }
+        Ok(pb::CancelTaskRequest { name: format!("tasks/{}", self.id) })
+    }
+}
+
+/// `TaskSubscription` request: the task name.
+pub fn subscription_from_pb(r: &pb::TaskSubscriptionRequest) -> Result<TaskIdParams, ConvertError> {
+    let id = task_from_name(&r.name).ok_or_else(|| ConvertError::Missing { path: String::from("name") })?;
+    Ok(TaskIdParams { id: String::from(id), metadata: None })
+}
+
+impl FromPb for TaskPushNotificationConfig {
+    type Pb = pb::TaskPushNotificationConfig;
+    fn from_pb(c: &pb::TaskPushNotificationConfig, cx: &mut Cx) -> Result<TaskPushNotificationConfig, ConvertError> {
+        let (task, config) = config_from_name(&c.name).ok_or_else(|| bad_name(cx, "name"))?;
+        let mut push = c.push_notification_config.as_ref().map(push_from_pb).ok_or_else(|| cx.missing("pushNotificationConfig"))?;
+        if push.id.is_none() {
+            push.id = Some(String::from(config));
+        }
+        Ok(TaskPushNotificationConfig { task_id: String::from(task), push_notification_config: push })
+    }
+}
+
+impl IntoPb for TaskPushNotificationConfig {
+    type Pb = pb::TaskPushNotificationConfig;
+    fn into_pb(&self, _cx: &mut Cx) -> Result<pb::TaskPushNotificationConfig, ConvertError> {
+        let id = self.push_notification_config.id.clone().unwrap_or_default();
+        Ok(pb::TaskPushNotificationConfig {
+            name: format!("tasks/{}/pushNotificationConfigs/{id}", self.task_id),
+            push_notification_config: Some(push_to_pb(&self.push_notification_config)),
+        })
+    }
+}
+
+/// The create request: `parent` names the task, `config_id` (or the config's own id) the
+/// config.
+pub fn create_config_from_pb(r: &pb::CreateTaskPushNotificationConfigRequest) -> Result<TaskPushNotificationConfig, ConvertError> {
+    let task = task_from_name(&r.parent).ok_or_else(|| ConvertError::Missing { path: String::from("parent") })?;
+    let c = r.config.as_ref().ok_or_else(|| ConvertError::Missing { path: String::from("config") })?;
+    let mut push = c
+        .push_notification_config
+        .as_ref()
+        .map(push_from_pb)
+        .ok_or_else(|| ConvertError::Missing { path: String::from("config.pushNotificationConfig") })?;
+    if !r.config_id.is_empty() {
+        push.id = Some(r.config_id.clone());
+    }
+    Ok(TaskPushNotificationConfig { task_id: String::from(task), push_notification_config: push })
+}
+
+/// The create request for a config.
+pub fn create_config_to_pb(c: &TaskPushNotificationConfig) -> pb::CreateTaskPushNotificationConfigRequest {
+    let id = c.push_notification_config.id.clone().unwrap_or_default();
+    pb::CreateTaskPushNotificationConfigRequest {
+        parent: format!("tasks/{}", c.task_id),
+        config_id: id.clone(),
+        config: Some(pb::TaskPushNotificationConfig {
+            name: format!("tasks/{}/pushNotificationConfigs/{id}", c.task_id),
+            push_notification_config: Some(push_to_pb(&c.push_notification_config)),
+        }),
+    }
+}
+
+/// Get: `name` names the task and the config.
+pub fn get_config_from_pb(name: &str) -> Result<GetTaskPushNotificationConfigParams, ConvertError> {
+    let (task, config) = config_from_name(name).ok_or_else(|| ConvertError::Missing { path: String::from("name") })?;
+    Ok(GetTaskPushNotificationConfigParams {
+        id: String::from(task),
+        push_notification_config_id: Some(String::from(config)),
+        metadata: None,
+    })
+}
+
+/// Delete: `name` names the task and the config.
+pub fn delete_config_from_pb(name: &str) -> Result<DeleteTaskPushNotificationConfigParams, ConvertError> {
+    let (task, config) = config_from_name(name).ok_or_else(|| ConvertError::Missing { path: String::from("name") })?;
+    Ok(DeleteTaskPushNotificationConfigParams { id: String::from(task), push_notification_config_id: String::from(config), metadata: None })
+}
+
+/// List: `parent` names the task.
+pub fn list_configs_from_pb(parent: &str) -> Result<ListTaskPushNotificationConfigParams, ConvertError> {
+    let task = task_from_name(parent).ok_or_else(|| ConvertError::Missing { path: String::from("parent") })?;
+    Ok(ListTaskPushNotificationConfigParams { id: String::from(task), metadata: None })
+}
+
+impl FromPb for Vec<TaskPushNotificationConfig> {
+    type Pb = pb::ListTaskPushNotificationConfigResponse;
+    fn from_pb(r: &pb::ListTaskPushNotificationConfigResponse, cx: &mut Cx) -> Result<Self, ConvertError> {
+        cx.list("configs", &r.configs, |cx, c| TaskPushNotificationConfig::from_pb(c, cx))
+    }
+}
+
+impl IntoPb for Vec<TaskPushNotificationConfig> {
+    type Pb = pb::ListTaskPushNotificationConfigResponse;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::ListTaskPushNotificationConfigResponse, ConvertError> {
+        Ok(pb::ListTaskPushNotificationConfigResponse {
+            configs: cx.list("configs", self, |cx, c| c.into_pb(cx))?,
+            next_page_token: String::new(),
+        })
+    }
+}
+
+// ---------------------------------------------------------------- agent card
+
+fn security_from_pb(s: &[pb::Security]) -> Option<Vec<BTreeMap<String, Vec<String>>>> {
+    (!s.is_empty()).then(|| s.iter().map(|r| r.schemes.iter().map(|(k, v)| (k.clone(), v.list.clone())).collect()).collect())
+}
+
+fn security_to_pb(s: &Option<Vec<BTreeMap<String, Vec<String>>>>) -> Vec<pb::Security> {
+    s.iter()
+        .flatten()
+        .map(|r| pb::Security { schemes: r.iter().map(|(k, v)| (k.clone(), pb::StringList { list: v.clone() })).collect() })
+        .collect()
+}
+
+fn flow_from_pb(url_auth: &str, url_token: &str, refresh: &str, scopes: &BTreeMap<String, String>) -> OAuthFlow {
+    OAuthFlow { authorization_url: opt(url_auth), token_url: opt(url_token), refresh_url: opt(refresh), scopes: scopes.clone() }
+}
+
+impl FromPb for SecurityScheme {
+    type Pb = pb::SecurityScheme;
+    fn from_pb(s: &pb::SecurityScheme, cx: &mut Cx) -> Result<SecurityScheme, ConvertError> {
+        use pb::security_scheme::Scheme;
+        Ok(match &s.scheme {
+            Some(Scheme::ApiKeySecurityScheme(k)) => {
+                SecurityScheme::ApiKey { r#in: k.location.clone(), name: k.name.clone(), description: opt(&k.description) }
+            }
+            Some(Scheme::HttpAuthSecurityScheme(h)) => {
+                SecurityScheme::Http { scheme: h.scheme.clone(), bearer_format: opt(&h.bearer_format), description: opt(&h.description) }
+            }
+            Some(Scheme::OpenIdConnectSecurityScheme(o)) => {
+                SecurityScheme::OpenIdConnect { open_id_connect_url: o.open_id_connect_url.clone(), description: opt(&o.description) }
+            }
+            Some(Scheme::MtlsSecurityScheme(m)) => SecurityScheme::MutualTls { description: opt(&m.description) },
+            Some(Scheme::Oauth2SecurityScheme(o)) => {
+                use pb::o_auth_flows::Flow;
+                let mut flows = OAuthFlows::default();
+                match o.flows.as_ref().and_then(|f| f.flow.as_ref()) {
+                    Some(Flow::AuthorizationCode(f)) => {
+                        flows.authorization_code = Some(flow_from_pb(&f.authorization_url, &f.token_url, &f.refresh_url, &f.scopes))
+                    }
+                    Some(Flow::ClientCredentials(f)) => {
+                        flows.client_credentials = Some(flow_from_pb("", &f.token_url, &f.refresh_url, &f.scopes))
+                    }
+                    Some(Flow::Implicit(f)) => flows.implicit = Some(flow_from_pb(&f.authorization_url, "", &f.refresh_url, &f.scopes)),
+                    Some(Flow::Password(f)) => flows.password = Some(flow_from_pb("", &f.token_url, &f.refresh_url, &f.scopes)),
+                    None => {}
+                }
+                SecurityScheme::OAuth2 { flows, oauth2_metadata_url: opt(&o.oauth2_metadata_url), description: opt(&o.description) }
+            }
+            None => return Err(cx.missing("")),
+        })
+    }
+}
+
+impl IntoPb for SecurityScheme {
+    type Pb = pb::SecurityScheme;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::SecurityScheme, ConvertError> {
+        use pb::security_scheme::Scheme;
+        let d = |x: &Option<String>| x.clone().unwrap_or_default();
+        let scheme = match self {
+            SecurityScheme::ApiKey { r#in, name, description } => Scheme::ApiKeySecurityScheme(pb::ApiKeySecurityScheme {
+                description: d(description),
+                location: r#in.clone(),
+                name: name.clone(),
+            }),
+            SecurityScheme::Http { scheme, bearer_format, description } => Scheme::HttpAuthSecurityScheme(pb::HttpAuthSecurityScheme {
+                description: d(description),
+                scheme: scheme.clone(),
+                bearer_format: d(bearer_format),
+            }),
+            SecurityScheme::OpenIdConnect { open_id_connect_url, description } => {
+                Scheme::OpenIdConnectSecurityScheme(pb::OpenIdConnectSecurityScheme {
+                    description: d(description),
+                    open_id_connect_url: open_id_connect_url.clone(),
+                })
+            }
+            SecurityScheme::MutualTls { description } => {
+                Scheme::MtlsSecurityScheme(pb::MutualTlsSecurityScheme { description: d(description) })
+            }
+            SecurityScheme::OAuth2 { flows, oauth2_metadata_url, description } => {
+                use pb::o_auth_flows::Flow;
+                let u = |x: &Option<String>| x.clone().unwrap_or_default();
+                let mut chosen = None;
+                let candidates: [(&str, &Option<OAuthFlow>); 4] = [
+                    ("authorizationCode", &flows.authorization_code),
+                    ("clientCredentials", &flows.client_credentials),
+                    ("implicit", &flows.implicit),
+                    ("password", &flows.password),
+                ];
+                for (name, f) in candidates {
+                    let Some(f) = f else { continue };
+                    if chosen.is_some() {
+                        cx.loss(LossKind::ExtraOAuthFlows, &format!("flows.{name}"));
+                        continue;
+                    }
+                    chosen = Some(match name {
+                        "authorizationCode" => Flow::AuthorizationCode(pb::AuthorizationCodeOAuthFlow {
+                            authorization_url: u(&f.authorization_url),
+                            token_url: u(&f.token_url),
+                            refresh_url: u(&f.refresh_url),
+                            scopes: f.scopes.clone(),
+                        }),
+                        "clientCredentials" => Flow::ClientCredentials(pb::ClientCredentialsOAuthFlow {
+                            token_url: u(&f.token_url),
+                            refresh_url: u(&f.refresh_url),
+                            scopes: f.scopes.clone(),
+                        }),
+                        "implicit" => Flow::Implicit(pb::ImplicitOAuthFlow {
+                            authorization_url: u(&f.authorization_url),
+                            refresh_url: u(&f.refresh_url),
+                            scopes: f.scopes.clone(),
+                        }),
+                        _ => Flow::Password(pb::PasswordOAuthFlow {
+                            token_url: u(&f.token_url),
+                            refresh_url: u(&f.refresh_url),
+                            scopes: f.scopes.clone(),
+                        }),
+                    });
+                }
+                Scheme::Oauth2SecurityScheme(pb::OAuth2SecurityScheme {
+                    description: d(description),
+                    flows: Some(pb::OAuthFlows { flow: chosen }),
+                    oauth2_metadata_url: d(oauth2_metadata_url),
+                })
+            }
+        };
+        Ok(pb::SecurityScheme { scheme: Some(scheme) })
+    }
+}
+
+impl FromPb for AgentCard {
+    type Pb = pb::AgentCard;
+    fn from_pb(c: &pb::AgentCard, cx: &mut Cx) -> Result<AgentCard, ConvertError> {
+        let mut schemes = BTreeMap::new();
+        for (name, s) in &c.security_schemes {
+            schemes.insert(name.clone(), cx.at("securitySchemes", |cx| cx.at(name, |cx| SecurityScheme::from_pb(s, cx)))?);
+        }
+        let caps = c.capabilities.clone().unwrap_or_default();
+        Ok(AgentCard {
+            protocol_version: if c.protocol_version.is_empty() { String::from("0.3.0") } else { c.protocol_version.clone() },
+            name: c.name.clone(),
+            description: c.description.clone(),
+            url: c.url.clone(),
+            preferred_transport: if c.preferred_transport.is_empty() { String::from("JSONRPC") } else { c.preferred_transport.clone() },
+            additional_interfaces: (!c.additional_interfaces.is_empty()).then(|| {
+                c.additional_interfaces.iter().map(|i| AgentInterface { url: i.url.clone(), transport: i.transport.clone() }).collect()
+            }),
+            icon_url: None,
+            provider: c.provider.as_ref().map(|p| AgentProvider { organization: p.organization.clone(), url: p.url.clone() }),
+            version: c.version.clone(),
+            documentation_url: opt(&c.documentation_url),
+            capabilities: AgentCapabilities {
+                streaming: caps.streaming.then_some(true),
+                push_notifications: caps.push_notifications.then_some(true),
+                state_transition_history: None,
+                extensions: (!caps.extensions.is_empty()).then(|| {
+                    caps.extensions
+                        .iter()
+                        .map(|e| AgentExtension {
+                            uri: e.uri.clone(),
+                            description: opt(&e.description),
+                            required: e.required.then_some(true),
+                            params: meta_v03(&e.params),
+                        })
+                        .collect()
+                }),
+            },
+            security_schemes: (!schemes.is_empty()).then_some(schemes),
+            security: security_from_pb(&c.security),
+            default_input_modes: c.default_input_modes.clone(),
+            default_output_modes: c.default_output_modes.clone(),
+            skills: c
+                .skills
+                .iter()
+                .map(|s| AgentSkill {
+                    id: s.id.clone(),
+                    name: s.name.clone(),
+                    description: s.description.clone(),
+                    tags: s.tags.clone(),
+                    examples: opt_list(&s.examples),
+                    input_modes: opt_list(&s.input_modes),
+                    output_modes: opt_list(&s.output_modes),
+                    security: security_from_pb(&s.security),
+                })
+                .collect(),
+            supports_authenticated_extended_card: c.supports_authenticated_extended_card.then_some(true),
+            signatures: (!c.signatures.is_empty()).then(|| {
+                c.signatures
+                    .iter()
+                    .map(|s| AgentCardSignature {
+                        protected: s.protected.clone(),
+                        signature: s.signature.clone(),
+                        header: meta_v03(&s.header),
+                    })
+                    .collect()
+            }),
+        })
+    }
+}
+
+impl IntoPb for AgentCard {
+    type Pb = pb::AgentCard;
+    fn into_pb(&self, cx: &mut Cx) -> Result<pb::AgentCard, ConvertError> {
+        let mut schemes = BTreeMap::new();
+        for (name, s) in self.security_schemes.iter().flatten() {
+            schemes.insert(name.clone(), cx.at("securitySchemes", |cx| cx.at(name, |cx| s.into_pb(cx)))?);
+        }
+        if self.icon_url.is_some() {
+            cx.loss(LossKind::Dropped, "iconUrl");
+        }
+        if self.capabilities.state_transition_history.is_some() {
+            cx.loss(LossKind::Dropped, "capabilities.stateTransitionHistory");
+        }
+        Ok(pb::AgentCard {
+            protocol_version: self.protocol_version.clone(),
+            name: self.name.clone(),
+            description: self.description.clone(),
+            url: self.url.clone(),
+            preferred_transport: self.preferred_transport.clone(),
+            additional_interfaces: self
+                .additional_interfaces
+                .iter()
+                .flatten()
+                .map(|i| pb::AgentInterface { url: i.url.clone(), transport: i.transport.clone() })
+                .collect(),
+            provider: self.provider.as_ref().map(|p| pb::AgentProvider { url: p.url.clone(), organization: p.organization.clone() }),
+            version: self.version.clone(),
+            documentation_url: self.documentation_url.clone().unwrap_or_default(),
+            capabilities: Some(pb::AgentCapabilities {
+                streaming: self.capabilities.streaming.unwrap_or(false),
+                push_notifications: self.capabilities.push_notifications.unwrap_or(false),
+                extensions: self
+                    .capabilities
+                    .extensions
+                    .iter()
+                    .flatten()
+                    .map(|e| pb::AgentExtension {
+                        uri: e.uri.clone(),
+                        description: e.description.clone().unwrap_or_default(),
+                        required: e.required.unwrap_or(false),
+                        params: meta_v1(&e.params),
+                    })
+                    .collect(),
+            }),
+            security_schemes: schemes,
+            security: security_to_pb(&self.security),
+            default_input_modes: self.default_input_modes.clone(),
+            default_output_modes: self.default_output_modes.clone(),
+            skills: self
+                .skills
+                .iter()
+                .map(|s| pb::AgentSkill {
+                    id: s.id.clone(),
+                    name: s.name.clone(),
+                    description: s.description.clone(),
+                    tags: s.tags.clone(),
+                    examples: s.examples.clone().unwrap_or_default(),
+                    input_modes: s.input_modes.clone().unwrap_or_default(),
+                    output_modes: s.output_modes.clone().unwrap_or_default(),
+                    security: security_to_pb(&s.security),
+                })
+                .collect(),
+            supports_authenticated_extended_card: self.supports_authenticated_extended_card.unwrap_or(false),
+            signatures: self
+                .signatures
+                .iter()
+                .flatten()
+                .map(|s| pb::AgentCardSignature {
+                    protected: s.protected.clone(),
+                    signature: s.signature.clone(),
+                    header: meta_v1(&s.header),
+                })
+                .collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_names() {
+        assert_eq!(task_from_name("tasks/t1"), Some("t1"));
+        assert_eq!(task_from_name("task/t1"), Some("t1"));
+        assert_eq!(task_from_name("tasks/"), None);
+        assert_eq!(task_from_name("tasks/a/b"), None);
+        assert_eq!(config_from_name("tasks/t1/pushNotificationConfigs/c1"), Some(("t1", "c1")));
+        assert_eq!(config_from_name("tasks/t1/pushNotificationConfigs/"), None);
+        assert_eq!(config_from_name("tasks/t1"), None);
+    }
+
+    #[test]
+    fn a_task_round_trips_through_the_proto() {
+        let t: Task = decode(
+            br#"{"kind":"task","id":"t","contextId":"c","status":{"state":"canceled","timestamp":"2025-01-01T00:00:00.000Z",
+                "message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"bye"}]}},
+                "artifacts":[{"artifactId":"a","parts":[{"kind":"file","file":{"bytes":"aGk=","mimeType":"text/plain"}},{"kind":"data","data":{"k":1}}]}]}"#,
+        )
+        .unwrap();
+        let p = to_pb(&t).unwrap();
+        assert!(p.losses.is_empty());
+        assert_eq!(p.value.status.as_ref().unwrap().state, pb::TaskState::Cancelled as i32);
+        let back = from_pb::<Task>(&p.value).unwrap().value;
+        assert_eq!(back, t);
+    }
+}
