@@ -229,10 +229,9 @@ impl Client {
                 )
             }
             Binding::HttpJson => {
-                if version.is_legacy() {
-                    return Err(ClientError::Local(String::from("HTTP+JSON in A2A 0.3 is not supported by this client yet")));
-                }
-                let (verb, path, body) = rest::encode_request(&operation).map_err(|e| ClientError::Local(alloc::format!("{e}")))?;
+                let (verb, path, body) =
+                    if version.is_legacy() { rest::encode_request_v03(&operation) } else { rest::encode_request(&operation) }
+                        .map_err(|e| ClientError::Local(alloc::format!("{e}")))?;
                 let accept = if streaming { sse::CONTENT_TYPE } else { "application/a2a+json, application/json" };
                 let req = OutgoingRequest {
                     method: verb,
@@ -292,7 +291,13 @@ impl Client {
                 }
             }
             Binding::JsonRpc if answer.status == 200 => jsonrpc::decode_response(&answer.body, call.version, call.method),
-            Binding::HttpJson if answer.status == 200 => rest::decode_response(&answer.body, call.method),
+            Binding::HttpJson if answer.status == 200 => {
+                if call.version.is_legacy() {
+                    rest::decode_response_v03(&answer.body, call.method)
+                } else {
+                    rest::decode_response(&answer.body, call.method)
+                }
+            }
             _ => Err(ClientError::Remote(classify_http(answer.status, &answer.body))),
         }
     }
@@ -367,6 +372,9 @@ impl StreamDecoder {
                         let status = v["error"]["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
                         return Err(ClientError::Remote(classify_http(status, data)));
                     }
+                }
+                if version.is_legacy() {
+                    return rest::decode_stream_event_v03(data).map(Some);
                 }
                 crate::codec::json::decode_unchecked::<v1::StreamResponse>(data)
                     .map(Some)

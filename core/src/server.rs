@@ -298,7 +298,21 @@ impl Endpoint {
         let plain_json = ctype == "application/json"
             || (ctype.is_empty() && req.header("accept").is_some_and(|a| a.contains("application/json") && !a.contains("a2a+json")));
         let fail = |e: &A2aError| rest_error(e, plain_json);
-        let (method, params, tenant) = match rest::match_route(req.method, rel) {
+        // The routes depend on the version (v0.3 lives under /v1 with the v0.3 proto's JSON);
+        // a path that is no route of either version is a 404 whatever the version header says.
+        let negotiated = self.negotiate(req, &route.versions);
+        let found = match &negotiated {
+            Ok(v) if v.is_legacy() => rest::match_route_v03(req.method, rel),
+            Ok(_) => rest::match_route(req.method, rel),
+            Err(e) => {
+                let any = [rest::match_route(req.method, rel), rest::match_route_v03(req.method, rel)];
+                if any.iter().all(|m| *m == rest::RouteMatch::NotFound) {
+                    return Err(plain_404());
+                }
+                return Err(fail(e));
+            }
+        };
+        let (method, params, tenant) = match found {
             rest::RouteMatch::Found { method, params, tenant } => (method, params, tenant),
             rest::RouteMatch::MethodNotAllowed { allow } => {
                 let mut r = HttpResponse { status: 405, ..Default::default() };
@@ -317,14 +331,14 @@ impl Endpoint {
         if req.body.len() > self.limits.max_body {
             return Err(fail(&too_large(req.body.len(), self.limits.max_body)));
         }
-        let version = self.negotiate(req, &route.versions).map_err(|e| fail(&e))?;
-        if version.is_legacy() {
-            // The v0.3 REST routes (/v1/...) and bodies (the v0.3 proto's JSON) are not
-            // served yet; say so rather than misread a v0.3 body as v1.0.
-            return Err(fail(&A2aError::version_not_supported(&version.to_string(), &[ProtocolVersion::V1_0])));
-        }
+        let version = negotiated.map_err(|e| fail(&e))?;
         let (extensions, auth_headers) = self.extensions_and_auth(req).map_err(|e| fail(&e))?;
-        let operation = rest::decode_request(method, params, &tenant, req.query(), req.body).map_err(|e| fail(&e))?;
+        let operation = if version.is_legacy() {
+            rest::decode_request_v03(method, params, req.query(), req.body)
+        } else {
+            rest::decode_request(method, params, &tenant, req.query(), req.body)
+        }
+        .map_err(|e| fail(&e))?;
         self.capabilities(method).map_err(|e| fail(&e))?;
         Ok(Call { operation, version, binding: Binding::HttpJson, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json })
     }
@@ -404,7 +418,12 @@ impl Endpoint {
             _ => match &result {
                 Ok(resp) => {
                     let mut body = Vec::new();
-                    match rest::encode_response(resp, &mut body) {
+                    let r = if call.version.is_legacy() {
+                        rest::encode_response_v03(resp, &mut body)
+                    } else {
+                        rest::encode_response(resp, &mut body)
+                    };
+                    match r {
                         Ok(()) => json_response(200, rest_type(call.plain_json), body),
                         Err(e) => rest_error(&e, call.plain_json),
                     }
@@ -447,11 +466,17 @@ impl Endpoint {
             }
             _ => {
                 let mut data = Vec::new();
-                match crate::codec::json::encode_into(event, &mut data) {
+                let r = if call.version.is_legacy() {
+                    rest::encode_stream_event_v03(event, &mut data)
+                } else {
+                    crate::codec::json::encode_into(event, &mut data)
+                        .map_err(|e| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}")))
+                };
+                match r {
                     Ok(()) => sse::encode_event(&data, out),
                     Err(e) => {
                         let mut body = Vec::new();
-                        rest::encode_error(&A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}")), &mut body);
+                        rest::encode_error(&e, &mut body);
                         sse::encode_event(&body, out);
                     }
                 }

@@ -29,6 +29,7 @@ fn card() -> v1::AgentCard {
             iface("127.0.0.1:10", "GRPC", "1.0"),
             iface("http://127.0.0.1:9/rpc", "JSONRPC", "0.3"),
             iface("127.0.0.1:10", "GRPC", "0.3"),
+            iface("http://127.0.0.1:9/rest", "HTTP+JSON", "0.3"),
         ],
         capabilities: Some(v1::AgentCapabilities {
             streaming: Some(true),
@@ -255,6 +256,7 @@ fn all_clients() -> Vec<(String, Client)> {
         ("GRPC 1.0".into(), client(Binding::Grpc, ProtocolVersion::V1_0)),
         ("JSONRPC 0.3".into(), client(Binding::JsonRpc, ProtocolVersion::V0_3)),
         ("GRPC 0.3".into(), client(Binding::Grpc, ProtocolVersion::V0_3)),
+        ("HTTP+JSON 0.3".into(), client(Binding::HttpJson, ProtocolVersion::V0_3)),
     ]
 }
 
@@ -515,7 +517,9 @@ fn endpoint_checks_come_in_order_and_use_the_binding_shapes() {
     assert_eq!(v["error"]["code"], -32009);
     assert_eq!(v["error"]["data"][0]["metadata"]["supportedVersions"], "1.0,0.3");
     let r = decode("GET", "/rest/tasks/t1", &[], b"").unwrap_err();
-    assert_eq!(r.status, 400, "no A2A-Version means 0.3, which the HTTP+JSON interface does not serve");
+    assert_eq!(r.status, 404, "no A2A-Version means 0.3, whose routes live under /v1: a plain 404");
+    let r = decode("GET", "/rest/tasks/t1", &[("a2a-version", "0.9")], b"").unwrap_err();
+    assert_eq!(r.status, 400, "a route of some version with an unsupported version header is VersionNotSupported");
     // Parse errors and validation errors.
     let r = decode("POST", "/rpc", &[("content-type", "application/json"), ("a2a-version", "1.0")], b"{not json").unwrap_err();
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&r.body).unwrap()["error"]["code"], -32700);

@@ -569,3 +569,262 @@ mod tests {
         }
     }
 }
+
+// ---------------------------------------------------------------- v0.3 (`/v1/...` routes)
+
+/// The v0.3 routes (v0.3 spec §3.5.6 and the v0.3 proto's HTTP rules): under `/v1`, bodies
+/// in the v0.3 proto's ProtoJSON. The create rule of the proto says `task/{id}` (singular):
+/// both spellings are served. ListTasks has no v0.3 RPC and is not served.
+const ROUTES_V03: &[Route] = &[
+    Route { verbs: &["POST"], segs: &[Seg::Lit("v1"), Seg::Lit("message:send")], method: Method::SendMessage },
+    Route { verbs: &["POST"], segs: &[Seg::Lit("v1"), Seg::Lit("message:stream")], method: Method::SendStreamingMessage },
+    Route {
+        verbs: &["POST"],
+        segs: &[Seg::Lit("v1"), Seg::Lit("tasks"), Seg::Var { task: false, verb: Some(":cancel") }],
+        method: Method::CancelTask,
+    },
+    Route {
+        verbs: &["GET", "POST"],
+        segs: &[Seg::Lit("v1"), Seg::Lit("tasks"), Seg::Var { task: false, verb: Some(":subscribe") }],
+        method: Method::SubscribeToTask,
+    },
+    Route { verbs: &["GET"], segs: &[Seg::Lit("v1"), Seg::Lit("tasks"), ID], method: Method::GetTask },
+    Route {
+        verbs: &["POST"],
+        segs: &[Seg::Lit("v1"), Seg::Lit("tasks"), TASK_ID, Seg::Lit("pushNotificationConfigs")],
+        method: Method::CreateTaskPushNotificationConfig,
+    },
+    Route {
+        verbs: &["POST"],
+        segs: &[Seg::Lit("v1"), Seg::Lit("task"), TASK_ID, Seg::Lit("pushNotificationConfigs")],
+        method: Method::CreateTaskPushNotificationConfig,
+    },
+    Route {
+        verbs: &["GET"],
+        segs: &[Seg::Lit("v1"), Seg::Lit("tasks"), TASK_ID, Seg::Lit("pushNotificationConfigs")],
+        method: Method::ListTaskPushNotificationConfigs,
+    },
+    Route {
+        verbs: &["GET"],
+        segs: &[Seg::Lit("v1"), Seg::Lit("tasks"), TASK_ID, Seg::Lit("pushNotificationConfigs"), ID],
+        method: Method::GetTaskPushNotificationConfig,
+    },
+    Route {
+        verbs: &["DELETE"],
+        segs: &[Seg::Lit("v1"), Seg::Lit("tasks"), TASK_ID, Seg::Lit("pushNotificationConfigs"), ID],
+        method: Method::DeleteTaskPushNotificationConfig,
+    },
+    Route { verbs: &["GET"], segs: &[Seg::Lit("v1"), Seg::Lit("card")], method: Method::GetExtendedAgentCard },
+];
+
+/// Matches a v0.3 request path (relative to the interface's base path).
+pub fn match_route_v03(http_method: &str, rel_path: &str) -> RouteMatch {
+    let trimmed = rel_path.trim_start_matches('/').trim_end_matches('/');
+    let segments: Vec<&str> = if trimmed.is_empty() { Vec::new() } else { trimmed.split('/').collect() };
+    let mut allow = Vec::new();
+    for r in ROUTES_V03 {
+        if let Some(params) = match_segments(r, &segments) {
+            if r.verbs.iter().any(|v| v.eq_ignore_ascii_case(http_method)) {
+                return RouteMatch::Found { method: r.method, params, tenant: String::new() };
+            }
+            allow.extend_from_slice(r.verbs);
+        }
+    }
+    if allow.is_empty() {
+        RouteMatch::NotFound
+    } else {
+        allow.sort_unstable();
+        allow.dedup();
+        RouteMatch::MethodNotAllowed { allow }
+    }
+}
+
+mod v03_impl {
+    use super::*;
+    use crate::proto::v03 as pb;
+    use crate::v03::{self as model, pb as conv, ToV03, ToV1};
+
+    fn bad(e: crate::v03::ConvertError) -> A2aError {
+        A2aError::invalid_field(e.path(), alloc::format!("{e}"))
+    }
+    fn internal(e: impl core::fmt::Display) -> A2aError {
+        A2aError::with_message(ErrorKind::Internal, alloc::format!("cannot answer in v0.3: {e}"))
+    }
+    fn up<T: ToV1>(v: T) -> Result<T::V1, A2aError>
+    where
+        T::V1: crate::proto::validate::Validate,
+    {
+        validated(v.to_v1().map(|c| c.value).map_err(bad)?)
+    }
+
+    /// Builds the v1.0 operation of a matched v0.3 route.
+    pub fn decode_request_v03(method: Method, params: PathParams, query: Option<&str>, body: &[u8]) -> Result<Operation, A2aError> {
+        let q = Query::parse(query)?;
+        Ok(match method {
+            Method::SendMessage | Method::SendStreamingMessage => {
+                let r: pb::SendMessageRequest = decode_body(body)?;
+                let v1req = up(conv::from_pb::<model::MessageSendParams>(&r).map_err(bad)?.value)?;
+                Operation::Task(if method == Method::SendMessage {
+                    Request::SendMessage(v1req)
+                } else {
+                    Request::SendStreamingMessage(v1req)
+                })
+            }
+            Method::GetTask => {
+                let h = q.int("historyLength", "history_length")?.filter(|h| *h != 0);
+                Operation::Task(Request::GetTask(up(model::TaskQueryParams { id: params.id, history_length: h, metadata: None })?))
+            }
+            Method::CancelTask => Operation::Task(Request::CancelTask(up(model::TaskIdParams { id: params.id, metadata: None })?)),
+            Method::SubscribeToTask => Operation::Task(Request::SubscribeToTask(validated(
+                model::TaskIdParams { id: params.id, metadata: None }.to_v1_subscribe().value,
+            )?)),
+            Method::CreateTaskPushNotificationConfig => {
+                let c: pb::TaskPushNotificationConfig = decode_body(body)?;
+                let config_id = conv::config_from_name(&c.name).map(|(_, id)| String::from(id)).unwrap_or_default();
+                let req = pb::CreateTaskPushNotificationConfigRequest {
+                    parent: alloc::format!("tasks/{}", params.task_id),
+                    config_id,
+                    config: Some(c),
+                };
+                Operation::Task(Request::CreatePushConfig(up(conv::create_config_from_pb(&req).map_err(bad)?)?))
+            }
+            Method::GetTaskPushNotificationConfig => {
+                Operation::Task(Request::GetPushConfig(up(model::GetTaskPushNotificationConfigParams {
+                    id: params.task_id,
+                    push_notification_config_id: Some(params.id),
+                    metadata: None,
+                })?))
+            }
+            Method::ListTaskPushNotificationConfigs => {
+                Operation::Task(Request::ListPushConfigs(up(model::ListTaskPushNotificationConfigParams {
+                    id: params.task_id,
+                    metadata: None,
+                })?))
+            }
+            Method::DeleteTaskPushNotificationConfig => {
+                Operation::Task(Request::DeletePushConfig(up(model::DeleteTaskPushNotificationConfigParams {
+                    id: params.task_id,
+                    push_notification_config_id: params.id,
+                    metadata: None,
+                })?))
+            }
+            Method::GetExtendedAgentCard => Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default()),
+            Method::ListTasks => return Err(A2aError::new(ErrorKind::MethodNotFound)),
+        })
+    }
+
+    fn pbjson<T: crate::codec::Message>(m: &T, out: &mut Vec<u8>) -> Result<(), A2aError> {
+        json::encode_into(m, out).map_err(internal)
+    }
+
+    /// Writes a v0.3 answer body: the v0.3 proto's ProtoJSON (the card: the v0.3 JSON card,
+    /// as the v0.3 SDKs serve it).
+    pub fn encode_response_v03(response: &Response, out: &mut Vec<u8>) -> Result<(), A2aError> {
+        match response {
+            Response::SendMessage(r) => pbjson(&conv::to_pb(&r.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
+            Response::Task(t) => pbjson(&conv::to_pb(&t.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
+            Response::PushConfig(c) => pbjson(&conv::to_pb(&c.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
+            Response::PushConfigs(r) => pbjson(&conv::to_pb(&r.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
+            Response::Deleted => {
+                out.extend_from_slice(b"{}");
+                Ok(())
+            }
+            Response::AgentCard(c) => {
+                let card = c.to_v03().map_err(internal)?.value;
+                out.extend_from_slice(&model::encode(&card).map_err(internal)?);
+                Ok(())
+            }
+            Response::ListTasks(_) => Err(A2aError::new(ErrorKind::MethodNotFound)),
+        }
+    }
+
+    /// One v0.3 stream event (the v0.3 proto's `StreamResponse` in ProtoJSON).
+    pub fn encode_stream_event_v03(event: &v1::StreamResponse, out: &mut Vec<u8>) -> Result<(), A2aError> {
+        pbjson(&conv::to_pb(&event.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+    }
+
+    fn local(e: impl core::fmt::Display) -> A2aError {
+        A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}"))
+    }
+
+    /// How a client sends `operation` to a v0.3 HTTP+JSON server.
+    pub fn encode_request_v03(operation: &Operation) -> Result<(&'static str, String, Vec<u8>), A2aError> {
+        use crate::http::percent_encode as enc;
+        let mut body = Vec::new();
+        let (verb, path) = match operation {
+            Operation::GetExtendedAgentCard(_) => ("GET", String::from("/v1/card")),
+            Operation::Task(r) => match r {
+                Request::SendMessage(x) | Request::SendStreamingMessage(x) => {
+                    pbjson(&conv::to_pb(&x.to_v03().map_err(local)?.value).map_err(local)?.value, &mut body)?;
+                    ("POST", String::from(if matches!(r, Request::SendMessage(_)) { "/v1/message:send" } else { "/v1/message:stream" }))
+                }
+                Request::GetTask(x) => {
+                    let h = x.history_length.filter(|h| *h > 0).map(|h| alloc::format!("?historyLength={h}")).unwrap_or_default();
+                    ("GET", alloc::format!("/v1/tasks/{}{h}", enc(&x.id)))
+                }
+                Request::CancelTask(x) => {
+                    body.extend_from_slice(b"{}");
+                    ("POST", alloc::format!("/v1/tasks/{}:cancel", enc(&x.id)))
+                }
+                Request::SubscribeToTask(x) => ("GET", alloc::format!("/v1/tasks/{}:subscribe", enc(&x.id))),
+                Request::CreatePushConfig(x) => {
+                    let c = conv::create_config_to_pb(&x.to_v03().map_err(local)?.value);
+                    if let Some(cfg) = &c.config {
+                        pbjson(cfg, &mut body)?;
+                    }
+                    ("POST", alloc::format!("/v1/tasks/{}/pushNotificationConfigs", enc(&x.task_id)))
+                }
+                Request::GetPushConfig(x) => {
+                    ("GET", alloc::format!("/v1/tasks/{}/pushNotificationConfigs/{}", enc(&x.task_id), enc(&x.id)))
+                }
+                Request::ListPushConfigs(x) => ("GET", alloc::format!("/v1/tasks/{}/pushNotificationConfigs", enc(&x.task_id))),
+                Request::DeletePushConfig(x) => {
+                    ("DELETE", alloc::format!("/v1/tasks/{}/pushNotificationConfigs/{}", enc(&x.task_id), enc(&x.id)))
+                }
+                Request::ListTasks(_) => return Err(A2aError::unsupported("ListTasks does not exist in A2A 0.3")),
+            },
+        };
+        Ok((verb, path, body))
+    }
+
+    fn proto_err(e: impl core::fmt::Display) -> crate::client::ClientError {
+        crate::client::ClientError::Protocol(alloc::format!("invalid v0.3 answer: {e}"))
+    }
+
+    fn read<P: crate::codec::Message, M: conv::FromPb<Pb = P> + ToV1>(body: &[u8]) -> Result<M::V1, crate::client::ClientError> {
+        let p: P = json::decode_unchecked(body).map_err(proto_err)?;
+        let m = conv::from_pb::<M>(&p).map_err(proto_err)?.value;
+        m.to_v1().map(|c| c.value).map_err(proto_err)
+    }
+
+    /// Reads a v0.3 answer body for `method` as the v1.0 response.
+    pub fn decode_response_v03(body: &[u8], method: Method) -> Result<Response, crate::client::ClientError> {
+        Ok(match method {
+            Method::SendMessage => Response::SendMessage(read::<pb::SendMessageResponse, model::SendMessageResult>(body)?),
+            Method::GetTask | Method::CancelTask => Response::Task(read::<pb::Task, model::Task>(body)?),
+            Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => {
+                Response::PushConfig(read::<pb::TaskPushNotificationConfig, model::TaskPushNotificationConfig>(body)?)
+            }
+            Method::ListTaskPushNotificationConfigs => {
+                Response::PushConfigs(read::<pb::ListTaskPushNotificationConfigResponse, Vec<model::TaskPushNotificationConfig>>(body)?)
+            }
+            Method::DeleteTaskPushNotificationConfig => Response::Deleted,
+            Method::GetExtendedAgentCard => {
+                let c: model::AgentCard = model::decode(body).map_err(proto_err)?;
+                Response::AgentCard(c.to_v1().map_err(proto_err)?.value)
+            }
+            Method::SendStreamingMessage | Method::SubscribeToTask | Method::ListTasks => {
+                return Err(crate::client::ClientError::Protocol(alloc::format!("{method:?} has no single v0.3 answer")))
+            }
+        })
+    }
+
+    /// Reads one v0.3 stream event.
+    pub fn decode_stream_event_v03(data: &[u8]) -> Result<v1::StreamResponse, crate::client::ClientError> {
+        read::<pb::StreamResponse, model::StreamEvent>(data)
+    }
+}
+
+pub use v03_impl::{
+    decode_request_v03, decode_response_v03, decode_stream_event_v03, encode_request_v03, encode_response_v03, encode_stream_event_v03,
+};
