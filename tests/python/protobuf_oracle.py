@@ -68,7 +68,7 @@ def main():
     for path in sorted(glob.glob(os.path.join(ROOT, "**", "*.json"), recursive=True)):
         v = json.load(open(path))
         name = os.path.relpath(path, ROOT)
-        if v.get("version") != "1.0" or v.get("type") in ("error", "received-error"):
+        if v.get("version") != "1.0" or v.get("type") in ("error", "received-error", "http-request"):
             continue
         cls = db.GetSymbol(v["type"])
         text = wire_text(v)

@@ -264,6 +264,160 @@ fn run_received(v: &Value) -> Result<(), String> {
     }
 }
 
+/// The card every `http-request` vector is decoded against (see tests/vectors/README.md).
+fn vector_endpoint() -> a2a_wire::server::Endpoint {
+    use a2a_wire::v1;
+    let iface = |url: &str, b: &str, v: &str| v1::AgentInterface {
+        url: url.into(),
+        protocol_binding: b.into(),
+        protocol_version: v.into(),
+        tenant: String::new(),
+    };
+    let card = v1::AgentCard {
+        name: "vectors".into(),
+        supported_interfaces: vec![
+            iface("http://a2a.example/rpc", "JSONRPC", "1.0"),
+            iface("http://a2a.example/rpc", "JSONRPC", "0.3"),
+            iface("http://a2a.example/rest", "HTTP+JSON", "1.0"),
+            iface("http://a2a.example/rest", "HTTP+JSON", "0.3"),
+            iface("a2a.example:443", "GRPC", "1.0"),
+            iface("a2a.example:443", "GRPC", "0.3"),
+        ],
+        capabilities: Some(v1::AgentCapabilities {
+            streaming: Some(true),
+            push_notifications: Some(true),
+            extended_agent_card: Some(true),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    a2a_wire::server::Endpoint::new(card.clone()).unwrap().with_extended_card(card)
+}
+
+fn operation_json(op: &a2a_wire::binding::Operation) -> Value {
+    use a2a_wire::binding::Operation;
+    use a2a_wire::codec::json::encode;
+    use a2a_wire::engine::Request as R;
+    let bytes = match op {
+        Operation::GetExtendedAgentCard(r) => encode(r),
+        Operation::Task(r) => match r {
+            R::SendMessage(x) | R::SendStreamingMessage(x) => encode(x),
+            R::GetTask(x) => encode(x),
+            R::ListTasks(x) => encode(x),
+            R::CancelTask(x) => encode(x),
+            R::SubscribeToTask(x) => encode(x),
+            R::CreatePushConfig(x) => encode(x),
+            R::GetPushConfig(x) => encode(x),
+            R::ListPushConfigs(x) => encode(x),
+            R::DeletePushConfig(x) => encode(x),
+        },
+    };
+    json(&bytes.expect("a decoded request encodes"))
+}
+
+/// An `http-request` vector: a request through the server endpoint.
+fn run_http(v: &Value) -> Result<(), String> {
+    let endpoint = vector_endpoint();
+    let r = &v["request"];
+    let headers: Vec<(String, String)> = r["headers"]
+        .as_object()
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
+        .unwrap_or_default();
+    let hs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let body: Vec<u8> = if let Some(b) = r.get("body") {
+        serde_json::to_vec(b).unwrap()
+    } else if let Some(Value::String(t)) = r.get("body_text") {
+        t.as_bytes().to_vec()
+    } else if let Some(Value::String(b)) = r.get("body_base64") {
+        a2a_wire::proto::json::base64::decode(b).map_err(|e| e.to_string())?
+    } else {
+        Vec::new()
+    };
+    let req = a2a_wire::http::HttpRequest {
+        method: r["method"].as_str().unwrap_or(""),
+        target: r["target"].as_str().unwrap_or(""),
+        headers: &hs,
+        body: &body,
+    };
+    let result = endpoint.decode(&req);
+    if v["expect"] == "valid" {
+        let call = result.map_err(|resp| format!("refused: {} {}", resp.status, String::from_utf8_lossy(&resp.body)))?;
+        let want = &v["operation"];
+        if call.method().names().v1 != want["method"].as_str().unwrap_or("") {
+            return Err(format!("method {:?}, want {}", call.method(), want["method"]));
+        }
+        let got = operation_json(&call.operation);
+        if got != want["request"] {
+            return Err(format!("request:\n  got  {got}\n  want {}", want["request"]));
+        }
+        if let Some(id) = want.get("jsonrpc_id") {
+            if &call.jsonrpc_id != id {
+                return Err(format!("jsonrpc id {}, want {id}", call.jsonrpc_id));
+            }
+        }
+        let vv = want_version(v);
+        if call.version.to_string() != vv {
+            return Err(format!("served as {}, want {vv}", call.version));
+        }
+        return Ok(());
+    }
+    let resp = match result {
+        Ok(call) => return Err(format!("decoded as {:?}, want a refusal", call.method())),
+        Err(resp) => resp,
+    };
+    let want = &v["response"];
+    if let Some(s) = want.get("status") {
+        if Value::from(resp.status) != *s {
+            return Err(format!("status {}, want {s}: {}", resp.status, String::from_utf8_lossy(&resp.body)));
+        }
+    }
+    let body_json: Value = serde_json::from_slice(&resp.body).unwrap_or(Value::Null);
+    if let Some(code) = want.get("jsonrpc_code") {
+        if body_json["error"]["code"] != *code {
+            return Err(format!("JSON-RPC code {}, want {code}", body_json["error"]["code"]));
+        }
+        if let Some(id) = want.get("jsonrpc_id") {
+            if body_json["id"] != *id {
+                return Err(format!("JSON-RPC id {}, want {id}", body_json["id"]));
+            }
+        }
+    }
+    if let Some(g) = want.get("grpc_status") {
+        if resp.trailer("grpc-status").map(|s| s.to_string()) != Some(g.to_string()) {
+            return Err(format!("grpc-status {:?}, want {g}", resp.trailer("grpc-status")));
+        }
+    }
+    if let Some(reason) = want.get("reason").and_then(Value::as_str) {
+        let reasons: Vec<String> = if let Some(b64) = resp.trailer("grpc-status-details-bin") {
+            let bytes = a2a_wire::proto::json::base64::decode(b64).map_err(|e| e.to_string())?;
+            let st = Status::decode(bytes.as_slice()).map_err(|e| e.to_string())?;
+            st.details.iter().filter_map(|a| ErrorInfo::decode(a.value.as_slice()).ok()).map(|i| i.reason).collect()
+        } else {
+            let details = body_json["error"].get("details").or_else(|| body_json["error"].get("data"));
+            details
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|d| d["reason"].as_str().map(String::from)).collect())
+                .unwrap_or_default()
+        };
+        if !reasons.iter().any(|r| r == reason) {
+            return Err(format!("reasons {reasons:?}, want {reason}"));
+        }
+    }
+    if let Some(allow) = want.get("allow").and_then(Value::as_str) {
+        if resp.header("allow") != Some(allow) {
+            return Err(format!("Allow {:?}, want {allow}", resp.header("allow")));
+        }
+    }
+    if want.get("no_errorinfo") == Some(&Value::Bool(true)) && String::from_utf8_lossy(&resp.body).contains("ErrorInfo") {
+        return Err("a plain 404 must carry no ErrorInfo".into());
+    }
+    Ok(())
+}
+
+fn want_version(v: &Value) -> String {
+    v["version"].as_str().unwrap_or("1.0").to_string()
+}
+
 #[test]
 fn every_vector_gives_its_stated_result() {
     let files = vector_files();
@@ -286,6 +440,7 @@ fn every_vector_gives_its_stated_result() {
         let r = match (v["version"].as_str(), v["type"].as_str()) {
             (_, Some("error")) => run_error_render(&v),
             (_, Some("received-error")) => run_received(&v),
+            (_, Some("http-request")) => run_http(&v),
             (Some("1.0"), _) => run_v1(&v),
             (Some("0.3"), _) => run_v03(&v),
             (other, _) => Err(format!("unknown version {other:?}")),
