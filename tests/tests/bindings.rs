@@ -549,3 +549,38 @@ fn http_json_subscribe_falls_back_to_post_on_405() {
     assert!(c.retry(&mut p, &not_allowed).is_none(), "only once");
     assert_eq!(p.method, Method::SubscribeToTask);
 }
+
+#[test]
+fn every_a2a_error_is_produced_and_recognised_on_every_binding() {
+    use a2a_wire::error::{A2aError, ERROR_TABLE};
+    let net = Net::new();
+    for (name, mut c) in all_clients() {
+        let prepared = c.prepare(Operation::Task(Request::GetTask(v1::GetTaskRequest { id: "t".into(), ..Default::default() }))).unwrap();
+        // The call as the server decoded it.
+        let after_scheme = prepared.request.url.split_once("://").map_or(prepared.request.url.as_str(), |(_, r)| r);
+        let target = after_scheme.find('/').map_or("/", |i| &after_scheme[i..]).to_string();
+        let headers: Vec<(&str, &str)> = prepared.request.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let call = net
+            .endpoint
+            .decode(&HttpRequest { method: prepared.request.method, target: &target, headers: &headers, body: &prepared.request.body })
+            .unwrap();
+        for row in ERROR_TABLE {
+            let sent = A2aError::new(row.kind).meta("taskId", "t");
+            let answer = net.endpoint.respond(&call, Err(sent.clone()));
+            match c.parse(&prepared, &answer) {
+                Err(ClientError::Remote(Received::A2a(got))) => {
+                    assert_eq!(got.kind(), row.kind, "{name}: {:?}", row.kind);
+                    if row.reason.is_some() {
+                        assert_eq!(
+                            got.metadata().get("taskId").map(String::as_str),
+                            Some("t"),
+                            "{name}: {:?} keeps its metadata",
+                            row.kind
+                        );
+                    }
+                }
+                other => panic!("{name}: {:?} came back as {other:?}", row.kind),
+            }
+        }
+    }
+}
