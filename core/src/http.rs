@@ -119,9 +119,14 @@ pub fn percent_decode(s: &str, plus_is_space: bool) -> Option<String> {
 
 /// Percent-encodes a path segment (RFC 3986 unreserved characters stay).
 pub fn percent_encode(s: &str) -> String {
+    percent_encode_keeping(s, |b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
+}
+
+/// Percent-encodes every byte of `s` for which `keep` is false.
+pub fn percent_encode_keeping(s: &str, keep: impl Fn(u8) -> bool) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+        if keep(b) {
             out.push(b as char);
         } else {
             out.push('%');

@@ -114,17 +114,7 @@ pub fn encode_response(response: &Response, out: &mut Vec<u8>) {
 
 /// Percent-encodes a `grpc-message` value (bytes outside 0x20..=0x7E, and `%`).
 pub fn encode_message(m: &str) -> String {
-    let mut out = String::with_capacity(m.len());
-    for b in m.bytes() {
-        if (0x20..=0x7E).contains(&b) && b != b'%' {
-            out.push(b as char);
-        } else {
-            out.push('%');
-            out.push(char::from(b"0123456789ABCDEF"[usize::from(b >> 4)]));
-            out.push(char::from(b"0123456789ABCDEF"[usize::from(b & 15)]));
-        }
-    }
-    out
+    crate::http::percent_encode_keeping(m, |b| (0x20..=0x7E).contains(&b) && b != b'%')
 }
 
 /// Decodes a `grpc-message` value; malformed escapes are kept as they are (gRPC says to

@@ -210,18 +210,7 @@ pub fn encode_result_value(version: ProtocolVersion, response: &Response, out: &
     let enc = |e: crate::codec::EncodeError| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}"));
     let conv = |e: v03::ConvertError| A2aError::with_message(ErrorKind::Internal, alloc::format!("cannot answer in v0.3: {e}"));
     if !version.is_legacy() {
-        return match response {
-            Response::SendMessage(r) => json::encode_into(r, out).map_err(enc),
-            Response::Task(t) => json::encode_into(t, out).map_err(enc),
-            Response::ListTasks(r) => json::encode_into(r, out).map_err(enc),
-            Response::PushConfig(c) => json::encode_into(c, out).map_err(enc),
-            Response::PushConfigs(r) => json::encode_into(r, out).map_err(enc),
-            Response::Deleted => {
-                out.extend_from_slice(b"{}");
-                Ok(())
-            }
-            Response::AgentCard(c) => json::encode_into(c, out).map_err(enc),
-        };
+        return super::encode_response_json(response, out);
     }
     let bytes = match response {
         Response::SendMessage(r) => v03::encode(&r.to_v03().map_err(conv)?.value),

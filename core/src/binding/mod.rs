@@ -123,6 +123,26 @@ impl Method {
     }
 }
 
+/// Writes the v1.0 ProtoJSON of a response (`{}` for a delete), as JSON-RPC results and
+/// HTTP+JSON bodies carry it.
+pub fn encode_response_json(response: &crate::engine::Response, out: &mut alloc::vec::Vec<u8>) -> Result<(), crate::error::A2aError> {
+    use crate::codec::json::encode_into;
+    use crate::engine::Response;
+    let r = match response {
+        Response::SendMessage(r) => encode_into(r, out),
+        Response::Task(t) => encode_into(t, out),
+        Response::ListTasks(r) => encode_into(r, out),
+        Response::PushConfig(c) => encode_into(c, out),
+        Response::PushConfigs(r) => encode_into(r, out),
+        Response::Deleted => {
+            out.extend_from_slice(b"{}");
+            Ok(())
+        }
+        Response::AgentCard(c) => encode_into(c, out),
+    };
+    r.map_err(|e| crate::error::A2aError::with_message(crate::error::ErrorKind::Internal, alloc::format!("{e}")))
+}
+
 /// A decoded operation with its v1.0 request.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Operation {

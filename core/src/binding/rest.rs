@@ -158,9 +158,9 @@ fn match_segments(route: &Route, segments: &[&str]) -> Option<PathParams> {
     Some(params)
 }
 
-fn match_no_tenant(http_method: &str, segments: &[&str]) -> RouteMatch {
+fn match_table(table: &[Route], http_method: &str, segments: &[&str]) -> RouteMatch {
     let mut allow = Vec::new();
-    for r in ROUTES {
+    for r in table {
         if let Some(params) = match_segments(r, segments) {
             if r.verbs.iter().any(|v| v.eq_ignore_ascii_case(http_method)) {
                 return RouteMatch::Found { method: r.method, params, tenant: String::new() };
@@ -177,17 +177,24 @@ fn match_no_tenant(http_method: &str, segments: &[&str]) -> RouteMatch {
     }
 }
 
+fn split_path(rel_path: &str) -> Vec<&str> {
+    let trimmed = rel_path.trim_start_matches('/').trim_end_matches('/');
+    if trimmed.is_empty() {
+        Vec::new()
+    } else {
+        trimmed.split('/').collect()
+    }
+}
+
 /// Matches a request path relative to the interface's base path (e.g. `/tasks/t1`).
 pub fn match_route(http_method: &str, rel_path: &str) -> RouteMatch {
-    let trimmed = rel_path.strip_prefix('/').unwrap_or(rel_path);
-    let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
-    let segments: Vec<&str> = if trimmed.is_empty() { Vec::new() } else { trimmed.split('/').collect() };
-    let direct = match_no_tenant(http_method, &segments);
+    let segments = split_path(rel_path);
+    let direct = match_table(ROUTES, http_method, &segments);
     if !matches!(direct, RouteMatch::NotFound) || segments.len() < 2 {
         return direct;
     }
     let Some(tenant) = percent_decode(segments[0], false).filter(|t| !t.is_empty()) else { return RouteMatch::NotFound };
-    match match_no_tenant(http_method, &segments[1..]) {
+    match match_table(ROUTES, http_method, &segments[1..]) {
         RouteMatch::Found { method, params, .. } => RouteMatch::Found { method, params, tenant },
         other => other,
     }
@@ -335,19 +342,7 @@ pub fn decode_request(method: Method, params: PathParams, tenant: &str, query: O
 
 /// Writes the answer body (ProtoJSON of the response; `{}` for a delete).
 pub fn encode_response(response: &Response, out: &mut Vec<u8>) -> Result<(), A2aError> {
-    let enc = |e: crate::codec::EncodeError| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}"));
-    match response {
-        Response::SendMessage(r) => json::encode_into(r, out).map_err(enc),
-        Response::Task(t) => json::encode_into(t, out).map_err(enc),
-        Response::ListTasks(r) => json::encode_into(r, out).map_err(enc),
-        Response::PushConfig(c) => json::encode_into(c, out).map_err(enc),
-        Response::PushConfigs(r) => json::encode_into(r, out).map_err(enc),
-        Response::Deleted => {
-            out.extend_from_slice(b"{}");
-            Ok(())
-        }
-        Response::AgentCard(c) => json::encode_into(c, out).map_err(enc),
-    }
+    super::encode_response_json(response, out)
 }
 
 /// Writes an error body (AIP-193 `google.rpc.Status`).
@@ -619,24 +614,7 @@ const ROUTES_V03: &[Route] = &[
 
 /// Matches a v0.3 request path (relative to the interface's base path).
 pub fn match_route_v03(http_method: &str, rel_path: &str) -> RouteMatch {
-    let trimmed = rel_path.trim_start_matches('/').trim_end_matches('/');
-    let segments: Vec<&str> = if trimmed.is_empty() { Vec::new() } else { trimmed.split('/').collect() };
-    let mut allow = Vec::new();
-    for r in ROUTES_V03 {
-        if let Some(params) = match_segments(r, &segments) {
-            if r.verbs.iter().any(|v| v.eq_ignore_ascii_case(http_method)) {
-                return RouteMatch::Found { method: r.method, params, tenant: String::new() };
-            }
-            allow.extend_from_slice(r.verbs);
-        }
-    }
-    if allow.is_empty() {
-        RouteMatch::NotFound
-    } else {
-        allow.sort_unstable();
-        allow.dedup();
-        RouteMatch::MethodNotAllowed { allow }
-    }
+    match_table(ROUTES_V03, http_method, &split_path(rel_path))
 }
 
 mod v03_impl {
