@@ -4,7 +4,7 @@
 //! an HTTP+JSON GetTask.
 
 use a2a_wire::binding::Operation;
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output};
+use a2a_wire::engine::{AgentEvent, CallId, Engine, EngineConfig, MemoryStore, Output};
 use a2a_wire::http::{HttpRequest, HttpResponse};
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::server::Endpoint;
@@ -39,7 +39,7 @@ fn serve(endpoint: &Endpoint, engine: &mut Engine<MemoryStore>, id: u64, req: &H
         Err(r) => return r,
     };
     let Operation::Task(request) = call.operation.clone() else { unreachable!("bench sends task operations") };
-    engine.handle_call(CallId(id), CallContext::default(), request, now);
+    engine.handle_call(CallId(id), call.engine_context(None), request, now);
     let mut answer = None;
     while let Some(o) = engine.poll_output() {
         match o {
@@ -50,7 +50,7 @@ fn serve(endpoint: &Endpoint, engine: &mut Engine<MemoryStore>, id: u64, req: &H
                 engine
                     .handle_agent(&e.task_id, AgentEvent::Status(v1::TaskStatus { state: 3, message: Some(reply), timestamp: None }), now)
                     .unwrap();
-                engine.handle_agent(&e.task_id, AgentEvent::Done, now).unwrap();
+                engine.handle_agent(&e.task_id, AgentEvent::Done(e.id), now).unwrap();
             }
             Output::Respond { result, .. } => answer = Some(endpoint.respond(&call, result)),
             _ => {}

@@ -138,6 +138,7 @@ pub const MAX_EVENT: usize = 16 * 1024 * 1024;
 pub struct Client {
     iface: SelectedInterface,
     extensions: Vec<String>,
+    extra_headers: Vec<(String, String)>,
     next_id: u64,
 }
 
@@ -171,12 +172,20 @@ fn join(base: &str, path: &str) -> String {
 impl Client {
     /// A client for `iface`.
     pub fn new(iface: SelectedInterface) -> Self {
-        Client { iface, extensions: Vec::new(), next_id: 1 }
+        Client { iface, extensions: Vec::new(), extra_headers: Vec::new(), next_id: 1 }
     }
 
     /// Declares extensions (sent in `A2A-Extensions`).
     pub fn with_extensions(mut self, uris: &[&str]) -> Self {
         self.extensions = uris.iter().map(|u| String::from(*u)).collect();
+        self
+    }
+
+    /// Sends this header with every request (credentials such as `Authorization`; for gRPC
+    /// the name is lowercased, as metadata keys are).
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        let name = if self.iface.binding == Binding::Grpc { name.to_ascii_lowercase() } else { String::from(name) };
+        self.extra_headers.push((name, String::from(value)));
         self
     }
 
@@ -197,8 +206,16 @@ impl Client {
             h.push((String::from("Accept"), String::from(accept)));
         }
         if !self.extensions.is_empty() {
-            h.push((String::from(if grpc { "a2a-extensions" } else { "A2A-Extensions" }), self.extensions.join(",")));
+            // v0.3 named it X-A2A-Extensions.
+            let name = match (grpc, self.iface.version.is_legacy()) {
+                (true, false) => "a2a-extensions",
+                (true, true) => "x-a2a-extensions",
+                (false, false) => "A2A-Extensions",
+                (false, true) => "X-A2A-Extensions",
+            };
+            h.push((String::from(name), self.extensions.join(",")));
         }
+        h.extend(self.extra_headers.iter().cloned());
         h
     }
 

@@ -17,7 +17,9 @@
 //! - `ErrorInfo` is sent for the nine A2A errors (the spec requires it) and, with the reasons
 //!   the official Python SDK uses, for invalid params, invalid request, method not found and
 //!   internal errors. Parse errors (`JSON_PARSE`, from the spec's `JSONParseError`) carry it
-//!   too. The generic auth and availability errors carry none: their status says it all.
+//!   too, and so do the generic categories (`UNAUTHENTICATED`, `PERMISSION_DENIED`,
+//!   `UNAVAILABLE`, their `google.rpc.Code` names): a v0.3 JSON-RPC peer, which has no code
+//!   for them, gets -32603 and the reason still tells an aware client what happened.
 //! - Validation errors also carry a `google.rpc.BadRequest` with one field violation per
 //!   offending field.
 
@@ -210,9 +212,9 @@ pub const ERROR_TABLE: [ErrorSpec; 17] = {
         row(MethodNotFound, -32601, G::Unimplemented, 404, Some("METHOD_NOT_FOUND"), "Method not found"),
         row(InvalidParams, -32602, G::InvalidArgument, 400, Some("INVALID_PARAMS"), "Invalid parameters"),
         row(Internal, -32603, G::Internal, 500, Some("INTERNAL_ERROR"), "Internal error"),
-        row(Unauthenticated, -31401, G::Unauthenticated, 401, None, "Authentication required"),
-        row(PermissionDenied, -31403, G::PermissionDenied, 403, None, "Permission denied"),
-        row(Unavailable, -31503, G::Unavailable, 503, None, "Service unavailable"),
+        row(Unauthenticated, -31401, G::Unauthenticated, 401, Some("UNAUTHENTICATED"), "Authentication required"),
+        row(PermissionDenied, -31403, G::PermissionDenied, 403, Some("PERMISSION_DENIED"), "Permission denied"),
+        row(Unavailable, -31503, G::Unavailable, 503, Some("UNAVAILABLE"), "Service unavailable"),
     ]
 };
 

@@ -106,6 +106,11 @@ impl Call {
     pub fn is_streaming(&self) -> bool {
         self.method().is_streaming()
     }
+    /// The engine's context for this call, with the principal the application authenticated
+    /// (`None` when it did not).
+    pub fn engine_context(&self, principal: Option<String>) -> crate::engine::CallContext {
+        crate::engine::CallContext { principal, extensions: self.extensions.clone(), version: self.version }
+    }
 }
 
 /// The end of a stream: bytes to send and trailers (gRPC).
@@ -222,8 +227,17 @@ impl Endpoint {
         Err(plain_404())
     }
 
-    fn extensions_and_auth(&self, req: &HttpRequest<'_>) -> Result<(Vec<String>, Vec<(String, String)>), A2aError> {
-        let declared = card::parse_extensions(req.headers_named("a2a-extensions").chain(req.headers_named("x-a2a-extensions")));
+    fn extensions_and_auth(
+        &self,
+        req: &HttpRequest<'_>,
+        version: ProtocolVersion,
+    ) -> Result<(Vec<String>, Vec<(String, String)>), A2aError> {
+        // v0.3 named the header X-A2A-Extensions; a v0.3 call may carry either.
+        let declared = if version.is_legacy() {
+            card::parse_extensions(req.headers_named("x-a2a-extensions").chain(req.headers_named("a2a-extensions")))
+        } else {
+            card::parse_extensions(req.headers_named("a2a-extensions"))
+        };
         let active = card::check_extensions(&self.card, &declared)?.into_iter().map(String::from).collect();
         let mut names: Vec<String> = alloc::vec![String::from("authorization"), String::from("cookie")];
         for scheme in self.card.security_schemes.values() {
@@ -238,8 +252,15 @@ impl Endpoint {
         Ok((active, auth))
     }
 
-    /// The card's capability checks for an operation.
-    fn capabilities(&self, method: Method) -> Result<(), A2aError> {
+    /// The card's capability checks for an operation. The extended card also needs
+    /// credentials (§3.1.11: it MUST require authentication): a request that carries none of
+    /// the card's authentication headers is Unauthenticated; the application still judges the
+    /// credentials themselves.
+    fn capabilities(&self, method: Method, auth_headers: &[(String, String)]) -> Result<(), A2aError> {
+        if method == Method::GetExtendedAgentCard && auth_headers.is_empty() {
+            card::require_extended_card(&self.card, self.extended_card.is_some())?;
+            return Err(A2aError::with_message(ErrorKind::Unauthenticated, "the extended agent card requires authentication"));
+        }
         match method {
             Method::SendStreamingMessage | Method::SubscribeToTask => card::require_streaming(&self.card),
             Method::CreateTaskPushNotificationConfig
@@ -280,9 +301,15 @@ impl Endpoint {
             return Err(fail(&Value::Null, &too_large(req.body.len(), self.limits.max_body)));
         }
         let version = self.negotiate(req, &route.versions).map_err(|e| fail(&jsonrpc::peek_id(req.body), &e))?;
-        let (extensions, auth_headers) = self.extensions_and_auth(req).map_err(|e| fail(&jsonrpc::peek_id(req.body), &e))?;
+        // From here on, errors use the negotiated version's codes.
+        let fail = |id: &Value, e: &A2aError| {
+            let mut body = Vec::new();
+            jsonrpc::encode_error_for(id, version, e, &mut body);
+            json_response(200, jsonrpc::CONTENT_TYPE, body)
+        };
+        let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&jsonrpc::peek_id(req.body), &e))?;
         let decoded = jsonrpc::decode_request(req.body, version).map_err(|(id, e)| fail(&id, &e))?;
-        self.capabilities(decoded.operation.method()).map_err(|e| fail(&decoded.id, &e))?;
+        self.capabilities(decoded.operation.method(), &auth_headers).map_err(|e| fail(&decoded.id, &e))?;
         Ok(Call {
             operation: decoded.operation,
             version,
@@ -332,14 +359,14 @@ impl Endpoint {
             return Err(fail(&too_large(req.body.len(), self.limits.max_body)));
         }
         let version = negotiated.map_err(|e| fail(&e))?;
-        let (extensions, auth_headers) = self.extensions_and_auth(req).map_err(|e| fail(&e))?;
+        let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&e))?;
         let operation = if version.is_legacy() {
             rest::decode_request_v03(method, params, req.query(), req.body)
         } else {
             rest::decode_request(method, params, &tenant, req.query(), req.body)
         }
         .map_err(|e| fail(&e))?;
-        self.capabilities(method).map_err(|e| fail(&e))?;
+        self.capabilities(method, &auth_headers).map_err(|e| fail(&e))?;
         Ok(Call { operation, version, binding: Binding::HttpJson, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json })
     }
 
@@ -360,14 +387,14 @@ impl Endpoint {
             // negotiated version.
             return Err(fail(&A2aError::version_not_supported(&version.to_string(), &self.grpc_versions)));
         }
-        let (extensions, auth_headers) = self.extensions_and_auth(req).map_err(|e| fail(&e))?;
+        let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&e))?;
         let frames = grpc::decode_frames(req.body, self.limits.max_grpc_message).map_err(|e| fail(&e))?;
         let [message] = frames.as_slice() else {
             return Err(fail(&A2aError::invalid_field("", "a unary or server-streaming call carries exactly one request message")));
         };
         let operation =
             if legacy { grpc::decode_request_v03(method, message) } else { grpc::decode_request(method, message) }.map_err(|e| fail(&e))?;
-        self.capabilities(method).map_err(|e| fail(&e))?;
+        self.capabilities(method, &auth_headers).map_err(|e| fail(&e))?;
         Ok(Call { operation, version, binding: Binding::Grpc, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json: false })
     }
 
@@ -375,7 +402,12 @@ impl Endpoint {
 
     fn with_extensions(&self, call: &Call, mut r: HttpResponse) -> HttpResponse {
         if !call.extensions.is_empty() {
-            let name = if call.binding == Binding::Grpc { "a2a-extensions" } else { "A2A-Extensions" };
+            let name = match (call.binding == Binding::Grpc, call.version.is_legacy()) {
+                (true, false) => "a2a-extensions",
+                (true, true) => "x-a2a-extensions",
+                (false, false) => "A2A-Extensions",
+                (false, true) => "X-A2A-Extensions",
+            };
             r.headers.push(header_list(name, &call.extensions.join(",")));
         }
         r
@@ -389,7 +421,7 @@ impl Endpoint {
                 let mut body = Vec::new();
                 match &result {
                     Ok(resp) => jsonrpc::encode_response(&call.jsonrpc_id, call.version, resp, &mut body),
-                    Err(e) => jsonrpc::encode_error(&call.jsonrpc_id, e, &mut body),
+                    Err(e) => jsonrpc::encode_error_for(&call.jsonrpc_id, call.version, e, &mut body),
                 }
                 json_response(200, jsonrpc::CONTENT_TYPE, body)
             }
@@ -491,7 +523,7 @@ impl Endpoint {
             (_, None) => StreamEnd::default(),
             (Binding::JsonRpc, Some(e)) => {
                 let mut data = Vec::new();
-                jsonrpc::encode_error(&call.jsonrpc_id, e, &mut data);
+                jsonrpc::encode_error_for(&call.jsonrpc_id, call.version, e, &mut data);
                 let mut body = Vec::new();
                 sse::encode_event(&data, &mut body);
                 StreamEnd { body, trailers: Vec::new() }

@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         let ts = Timestamp { seconds: now, nanos: 0 };
         let pick = |n: u8| -> String { if tasks.is_empty() { format!("t{n}") } else { tasks[n as usize % tasks.len()].clone() } };
         let principal = if arg & 0x80 != 0 { Some("p".to_string()) } else { None };
-        let ctx = CallContext { principal, extensions: vec![] };
+        let ctx = CallContext { principal, ..Default::default() };
         call += 1;
         let msg = |task: String| v1::Message { message_id: format!("m{}", arg % 16), task_id: task, role: 1, parts: vec![text("x")], ..Default::default() };
         match op % 12 {
@@ -78,7 +78,7 @@ fuzz_target!(|data: &[u8]| {
                 let _ = engine.handle_agent(&pick(arg), AgentEvent::Artifact { artifact: art, append: arg & 1 == 1, last_chunk: arg & 2 == 2 }, ts);
             }
             10 => {
-                let ev = if arg & 1 == 1 { AgentEvent::Done } else { AgentEvent::Message(v1::Message { message_id: format!("r{arg}"), role: 2, parts: vec![text("r")], ..Default::default() }) };
+                let ev = if arg & 1 == 1 { AgentEvent::Done(a2a_wire::engine::ExecId(u64::from(arg >> 1) % 8)) } else { AgentEvent::Message(v1::Message { message_id: format!("r{arg}"), role: 2, parts: vec![text("r")], ..Default::default() }) };
                 let _ = engine.handle_agent(&pick(arg), ev, ts);
             }
             _ => {

@@ -5,7 +5,7 @@
 use a2a_wire::binding::{Method, Operation};
 use a2a_wire::card::{select_interface, Binding, ClientSupport};
 use a2a_wire::client::{Client, ClientError, PreparedCall};
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response};
+use a2a_wire::engine::{AgentEvent, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response};
 use a2a_wire::error::{ErrorKind, Received};
 use a2a_wire::http::{HttpRequest, HttpResponse, OutgoingRequest};
 use a2a_wire::proto::google::protobuf::Timestamp;
@@ -96,7 +96,8 @@ impl Net {
                     }
                     Operation::Task(r) => {
                         let now = self.now();
-                        self.engine.handle_call(CallId(id), CallContext::default(), r, now);
+                        let ctx = self.calls[&id].0.engine_context(None);
+                        self.engine.handle_call(CallId(id), ctx, r, now);
                         self.pump();
                     }
                 }
@@ -109,6 +110,7 @@ impl Net {
             match out {
                 Output::Execute(e) => {
                     let text = text_of(&e.message);
+                    let exec = e.id;
                     let events: Vec<AgentEvent> = if text == "reply" {
                         vec![AgentEvent::Message(v1::Message {
                             message_id: "r".into(),
@@ -119,7 +121,7 @@ impl Net {
                     } else if text == "ask" {
                         vec![
                             AgentEvent::Status(v1::TaskStatus { state: TaskState::InputRequired as i32, ..Default::default() }),
-                            AgentEvent::Done,
+                            AgentEvent::Done(exec),
                         ]
                     } else {
                         vec![
@@ -130,7 +132,7 @@ impl Net {
                                 last_chunk: true,
                             },
                             AgentEvent::Status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }),
-                            AgentEvent::Done,
+                            AgentEvent::Done(exec),
                         ]
                     };
                     for ev in events {
@@ -182,7 +184,7 @@ fn dummy_call() -> Call {
 /// A client for `binding` and `version`, chosen from the card as a real client would.
 fn client(binding: Binding, version: ProtocolVersion) -> Client {
     let sel = select_interface(&card(), &ClientSupport { bindings: vec![binding], versions: vec![version] }).unwrap();
-    Client::new(sel)
+    Client::new(sel).with_header("Authorization", "Bearer test")
 }
 
 /// Runs a unary call end to end.
@@ -583,4 +585,33 @@ fn every_a2a_error_is_produced_and_recognised_on_every_binding() {
             }
         }
     }
+}
+
+#[test]
+fn review_fixes_escaped_method_names_body_tenants_and_v03_extension_headers() {
+    let endpoint = Endpoint::new(card()).unwrap();
+    // A JSON string with escapes is still the method name.
+    let body = br#"{"jsonrpc":"2.0","id":7,"method":"tasks\/get","params":{"id":"t"}}"#;
+    let call =
+        endpoint.decode(&HttpRequest { method: "POST", target: "/rpc", headers: &[("content-type", "application/json")], body }).unwrap();
+    assert_eq!((call.method(), call.jsonrpc_id.clone()), (Method::GetTask, serde_json::json!(7)));
+    // On a route without a tenant prefix, the body's tenant stays.
+    let body = br#"{"tenant":"acme","message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]}}"#;
+    let call = endpoint
+        .decode(&HttpRequest {
+            method: "POST",
+            target: "/rest/message:send",
+            headers: &[("content-type", "application/json"), ("a2a-version", "1.0")],
+            body,
+        })
+        .unwrap();
+    assert_eq!(call.operation.tenant(), "acme");
+    // v0.3 clients send X-A2A-Extensions.
+    let c = client(Binding::JsonRpc, ProtocolVersion::V0_3).with_extensions(&["urn:x"]);
+    let mut c = c;
+    let p = c.prepare(send(msg("m", "x", ""))).unwrap();
+    assert!(p.request.headers.iter().any(|(k, v)| k == "X-A2A-Extensions" && v == "urn:x"));
+    let mut c1 = client(Binding::JsonRpc, ProtocolVersion::V1_0).with_extensions(&["urn:x"]);
+    let p = c1.prepare(send(msg("m", "x", ""))).unwrap();
+    assert!(p.request.headers.iter().any(|(k, _)| k == "A2A-Extensions"));
 }

@@ -49,7 +49,7 @@ impl Harness {
         let id = CallId(self.next_call);
         self.next_call += 1;
         let now = self.tick();
-        let ctx = CallContext { principal: principal.map(String::from), extensions: vec![] };
+        let ctx = CallContext { principal: principal.map(String::from), ..Default::default() };
         self.engine.handle_call(id, ctx, req, now);
         (id, self.drain())
     }
@@ -440,7 +440,7 @@ fn an_agent_that_ends_its_turn_without_output_is_an_invalid_agent_response() {
     let mut h = Harness::new();
     let (c, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
     let exec = Harness::execution(&out);
-    let out = h.agent(&exec.task_id, AgentEvent::Done);
+    let out = h.agent(&exec.task_id, AgentEvent::Done(exec.id));
     assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::InvalidAgentResponse);
 }
 
@@ -466,4 +466,90 @@ fn a_blocking_caller_that_goes_away_is_forgotten_and_the_task_goes_on() {
     let out = h.agent(&exec.task_id, status(TaskState::Completed));
     assert!(!out.iter().any(|o| matches!(o, Output::Respond { call, .. } if *call == c)), "no answer to a caller that left");
     assert_eq!(state_of(&h.get(&exec.task_id).unwrap()), TaskState::Completed);
+}
+
+#[test]
+fn a_push_config_sent_with_a_follow_up_is_registered() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::InputRequired));
+    let mut follow = user("m2", "more");
+    follow.task_id = exec.task_id.clone();
+    let mut req = send(follow);
+    req.configuration = Some(v1::SendMessageConfiguration {
+        task_push_notification_config: Some(v1::TaskPushNotificationConfig { url: "https://h/hook".into(), ..Default::default() }),
+        ..Default::default()
+    });
+    h.call(Request::SendMessage(req));
+    let out = h.agent(&exec.task_id, status(TaskState::Completed));
+    assert_eq!(out.iter().filter(|o| matches!(o, Output::Webhook { .. })).count(), 1);
+}
+
+#[test]
+fn v03_push_configs_default_to_the_task_id_and_get_v03_task_bodies() {
+    use a2a_wire::version::ProtocolVersion;
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Working));
+    let ctx = CallContext { version: ProtocolVersion::V0_3, ..Default::default() };
+    let now = h.tick();
+    h.engine.handle_call(
+        CallId(900),
+        ctx.clone(),
+        Request::CreatePushConfig(v1::TaskPushNotificationConfig {
+            task_id: exec.task_id.clone(),
+            url: "https://h".into(),
+            ..Default::default()
+        }),
+        now,
+    );
+    let out = h.drain();
+    let Some(Output::Respond { result: Ok(Response::PushConfig(c)), .. }) = out.first() else { panic!("{out:?}") };
+    assert_eq!(c.id, exec.task_id, "a v0.3 config without id gets the task id");
+    let out = h.agent(&exec.task_id, status(TaskState::Completed));
+    let hook = out
+        .iter()
+        .find_map(|o| if let Output::Webhook { event, version, .. } = o { Some((event.clone(), *version)) } else { None })
+        .unwrap();
+    assert_eq!(hook.1, ProtocolVersion::V0_3);
+    let body = String::from_utf8(a2a_wire::binding::webhook_body(hook.1, &hook.0).unwrap()).unwrap();
+    assert!(body.contains(r#""kind":"task""#) && body.contains(r#""state":"completed""#), "{body}");
+}
+
+#[test]
+fn an_older_runs_done_does_not_answer_a_newer_follow_up() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let first = Harness::execution(&out);
+    h.agent(&first.task_id, status(TaskState::Working));
+    let mut follow = user("m2", "also");
+    follow.task_id = first.task_id.clone();
+    let (c2, out) = h.call(Request::SendMessage(send(follow)));
+    let second = Harness::execution(&out);
+    assert_ne!(first.id, second.id);
+    let out = h.agent(&first.task_id, AgentEvent::Done(first.id));
+    assert!(!out.iter().any(|o| matches!(o, Output::Respond { call, .. } if *call == c2)), "the follow-up waits for its own run");
+    let out = h.agent(&first.task_id, status(TaskState::Completed));
+    assert_eq!(state_of(&task_of(Harness::answer(&out, c2).unwrap())), TaskState::Completed);
+}
+
+#[test]
+fn a_refused_first_event_creates_no_task() {
+    let mut h = Harness::new();
+    let (c, out) = h.call(Request::SendMessage(v1::SendMessageRequest {
+        message: Some(user("m1", "go")),
+        configuration: Some(v1::SendMessageConfiguration { return_immediately: true, ..Default::default() }),
+        ..Default::default()
+    }));
+    let exec = Harness::execution(&out);
+    let now = h.tick();
+    let bad = AgentEvent::Artifact { artifact: v1::Artifact::default(), append: false, last_chunk: false };
+    assert_eq!(h.engine.handle_agent(&exec.task_id, bad, now).unwrap_err().kind(), ErrorKind::InvalidAgentResponse);
+    assert!(h.drain().is_empty(), "nothing was answered or published");
+    assert_eq!(h.get(&exec.task_id).unwrap_err().kind(), ErrorKind::TaskNotFound);
+    // A good first event still works afterwards.
+    let out = h.agent(&exec.task_id, status(TaskState::Working));
+    assert!(Harness::answer(&out, c).is_ok());
 }

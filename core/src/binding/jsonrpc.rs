@@ -25,6 +25,7 @@ use crate::error::{classify_jsonrpc, A2aError, ErrorKind};
 use crate::v03::{self, ToV03, ToV1};
 use crate::v1;
 use crate::version::ProtocolVersion;
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Deserialize;
@@ -36,12 +37,13 @@ pub const CONTENT_TYPE: &str = "application/json";
 
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(default)]
-    jsonrpc: Option<&'a str>,
+    // Cow: a string with escapes (`"tasks\/get"`) cannot be borrowed.
+    #[serde(default, borrow)]
+    jsonrpc: Option<Cow<'a, str>>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
-    #[serde(default)]
-    method: Option<&'a str>,
+    #[serde(default, borrow)]
+    method: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     params: Option<&'a RawValue>,
 }
@@ -107,10 +109,10 @@ pub fn decode_request(body: &[u8], version: ProtocolVersion) -> Result<Decoded, 
         Some(_) => return Err((Value::Null, invalid_request("id must be a string, a number or null"))),
         None => return Err((Value::Null, invalid_request("a request without id (a notification) has no answer; every A2A method does"))),
     };
-    if env.jsonrpc != Some("2.0") {
+    if env.jsonrpc.as_deref() != Some("2.0") {
         return Err((id, invalid_request("jsonrpc must be \"2.0\"")));
     }
-    let Some(method_name) = env.method else {
+    let Some(method_name) = env.method.as_deref() else {
         return Err((id, invalid_request("method is missing")));
     };
     let method = if version.is_legacy() { Method::from_v03_jsonrpc(method_name) } else { Method::from_v1(method_name) };
@@ -236,16 +238,30 @@ pub fn encode_response(id: &Value, version: ProtocolVersion, response: &Response
         Ok(()) => out.push(b'}'),
         Err(e) => {
             out.truncate(start);
-            encode_error(id, &e, out);
+            encode_error_for(id, version, &e, out);
         }
     }
 }
 
 /// An error answer: `{"jsonrpc":"2.0","id":…,"error":{"code","message","data":[…]}}`.
 pub fn encode_error(id: &Value, error: &A2aError, out: &mut Vec<u8>) {
+    encode_error_for(id, crate::version::ProtocolVersion::V1_0, error, out);
+}
+
+/// JSON-RPC codes that exist in v0.3.
+const V03_CODES: [i64; 12] = [-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007];
+
+/// An error answer in `version`'s codes: a v0.3 peer gets -32603 (internal) for an error
+/// v0.3 has no code for (-32008, -32009, the generic categories), with the message and the
+/// typed `data` kept, so that an aware client still finds the `ErrorInfo` reason.
+pub fn encode_error_for(id: &Value, version: ProtocolVersion, error: &A2aError, out: &mut Vec<u8>) {
     open(id, out);
     out.extend_from_slice(br#","error":"#);
-    let _ = json::write_serde(&error.to_jsonrpc_error(), out);
+    let mut body = error.to_jsonrpc_error();
+    if version.is_legacy() && !V03_CODES.contains(&i64::from(error.jsonrpc_code())) {
+        body["code"] = Value::from(-32603);
+    }
+    let _ = json::write_serde(&body, out);
     out.push(b'}');
 }
 
@@ -267,7 +283,7 @@ pub fn encode_stream_event(id: &Value, version: ProtocolVersion, event: &v1::Str
         Ok(()) => out.push(b'}'),
         Err(e) => {
             out.truncate(start);
-            encode_error(id, &e, out);
+            encode_error_for(id, version, &e, out);
         }
     }
 }

@@ -143,6 +143,31 @@ pub fn encode_response_json(response: &crate::engine::Response, out: &mut alloc:
     r.map_err(|e| crate::error::A2aError::with_message(crate::error::ErrorKind::Internal, alloc::format!("{e}")))
 }
 
+/// The body of a webhook delivery (§4.3.3): the ProtoJSON `StreamResponse` for configs
+/// created in v1.0 (`Content-Type: application/a2a+json`), and for v0.3 configs the v0.3
+/// JSON of the Task (`kind: "task"`, lowercase states), which is what v0.3 receivers read.
+pub fn webhook_body(
+    version: crate::version::ProtocolVersion,
+    event: &v1::StreamResponse,
+) -> Result<alloc::vec::Vec<u8>, crate::error::A2aError> {
+    use crate::error::{A2aError, ErrorKind};
+    let internal = |e: &dyn core::fmt::Display| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}"));
+    if !version.is_legacy() {
+        return crate::codec::json::encode(event).map_err(|e| internal(&e));
+    }
+    use crate::v03::ToV03;
+    match &event.payload {
+        Some(v1::stream_response::Payload::Task(t)) => {
+            let t = t.to_v03().map_err(|e| internal(&e))?.value;
+            crate::v03::encode(&t).map_err(|e| internal(&e))
+        }
+        _ => {
+            let e = event.to_v03().map_err(|e| internal(&e))?.value;
+            crate::v03::encode(&e).map_err(|e| internal(&e))
+        }
+    }
+}
+
 /// A decoded operation with its v1.0 request.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Operation {

@@ -258,11 +258,17 @@ fn validated<T: crate::proto::validate::Validate>(msg: T) -> Result<T, A2aError>
 /// before REQUIRED fields are checked.
 pub fn decode_request(method: Method, params: PathParams, tenant: &str, query: Option<&str>, body: &[u8]) -> Result<Operation, A2aError> {
     let q = Query::parse(query)?;
+    // The tenant comes from the path prefix, else the query, else (for bodies) the body.
     let tenant = if tenant.is_empty() { q.string("tenant", "tenant") } else { String::from(tenant) };
+    let keep = |body_tenant: &mut String| {
+        if !tenant.is_empty() {
+            body_tenant.clone_from(&tenant);
+        }
+    };
     let op = match method {
         Method::SendMessage | Method::SendStreamingMessage => {
             let mut r: v1::SendMessageRequest = decode_body(body)?;
-            r.tenant = tenant;
+            keep(&mut r.tenant);
             let r = validated(r)?;
             Operation::Task(if method == Method::SendMessage { Request::SendMessage(r) } else { Request::SendStreamingMessage(r) })
         }
@@ -300,7 +306,7 @@ pub fn decode_request(method: Method, params: PathParams, tenant: &str, query: O
         }
         Method::CancelTask => {
             let mut r: v1::CancelTaskRequest = decode_body(body)?;
-            r.tenant = tenant;
+            keep(&mut r.tenant);
             r.id = params.id;
             Operation::Task(Request::CancelTask(validated(r)?))
         }
@@ -309,7 +315,7 @@ pub fn decode_request(method: Method, params: PathParams, tenant: &str, query: O
         }
         Method::CreateTaskPushNotificationConfig => {
             let mut r: v1::TaskPushNotificationConfig = decode_body(body)?;
-            r.tenant = tenant;
+            keep(&mut r.tenant);
             r.task_id = params.task_id;
             Operation::Task(Request::CreatePushConfig(validated(r)?))
         }

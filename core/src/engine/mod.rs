@@ -28,7 +28,9 @@
 //!   (a `Message`, no task is stored) or a task event, which creates the task in
 //!   `SUBMITTED` (first stream event: that Task) and then applies the event.
 //! - Blocking `SendMessage` (the default) answers when the task reaches a terminal or an
-//!   interrupted state, or when the agent's turn ends ([`AgentEvent::Done`]);
+//!   interrupted state, or when the run it started ends its turn ([`AgentEvent::Done`] with
+//!   that run's [`ExecId`]: an agent that stops without settling the task must not leave the
+//!   caller waiting forever);
 //!   `returnImmediately` answers as soon as the task exists. Streams end at the same points.
 //!   (§3.1.2 requires the close at terminal states; a2a-wire also closes at interrupted
 //!   ones, as §11.7 and v0.3's `final` do; the client resubscribes or sends the follow-up.)
@@ -65,13 +67,26 @@ use alloc::vec::Vec;
 pub struct CallId(pub u64);
 
 /// Who is calling, as the application judged it (the engine never sees credentials).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallContext {
     /// The authenticated principal, if any.
     pub principal: Option<String>,
     /// Extensions active for this call.
     pub extensions: Vec<String>,
+    /// The protocol version the call is served with (push configs created by a v0.3 call
+    /// get v0.3 webhook bodies and v0.3 default ids).
+    pub version: crate::version::ProtocolVersion,
 }
+
+impl Default for CallContext {
+    fn default() -> Self {
+        CallContext { principal: None, extensions: Vec::new(), version: crate::version::ProtocolVersion::V1_0 }
+    }
+}
+
+/// Identifies one agent run (one [`Output::Execute`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ExecId(pub u64);
 
 /// A task operation.
 #[allow(missing_docs)]
@@ -120,13 +135,15 @@ pub enum AgentEvent {
     },
     /// A message: as the first event, a direct reply (no task); later, a message in the task.
     Message(v1::Message),
-    /// The agent's turn is over.
-    Done,
+    /// The turn of this run is over (callers still waiting on it are answered).
+    Done(ExecId),
 }
 
 /// Run the agent for a message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Execution {
+    /// This run; the agent ends it with [`AgentEvent::Done`].
+    pub id: ExecId,
     /// The task the message belongs to (allocated even if the agent replies directly).
     pub task_id: String,
     /// Its context.
@@ -172,12 +189,16 @@ pub enum Output {
         /// The task.
         task_id: String,
     },
-    /// POST this event to this webhook (§4.3.3).
+    /// POST this event to this webhook (§4.3.3); encode it with
+    /// [`crate::binding::webhook_body`] for `version`.
     Webhook {
         /// The config (url, token, authentication).
         config: v1::TaskPushNotificationConfig,
-        /// The body.
+        /// The body: the update (v1.0), or the whole Task (a config created by a v0.3 call:
+        /// v0.3 receivers expect the Task).
         event: v1::StreamResponse,
+        /// The protocol version of the call that created the config.
+        version: crate::version::ProtocolVersion,
     },
 }
 
@@ -213,6 +234,8 @@ impl Default for EngineConfig {
 #[derive(Clone, Debug)]
 struct Waiter {
     call: CallId,
+    /// The run the caller waits on (answered when that run's turn ends).
+    exec: Option<ExecId>,
     /// Answer as soon as the task exists (`returnImmediately`), else when it settles.
     immediate: bool,
     history_length: Option<i32>,
@@ -225,13 +248,15 @@ struct Stream {
     history_length: Option<i32>,
     /// The first event (the Task) has been sent.
     started: bool,
-    /// The stream belongs to the execution that created it (ends with that turn).
-    origin: bool,
+    /// The run whose turn this stream follows (it ends with that turn).
+    origin: Option<ExecId>,
 }
 
 /// An agent run the engine knows about.
 #[derive(Clone, Debug)]
 struct Run {
+    /// Which run.
+    exec: ExecId,
     /// The message that started it (for creating the task on the first event).
     message: v1::Message,
     tenant: String,
@@ -239,6 +264,17 @@ struct Run {
     /// Key of the message in the dedup index.
     message_key: String,
     push_config: Option<v1::TaskPushNotificationConfig>,
+    /// The version of the call that started the run.
+    version: crate::version::ProtocolVersion,
+}
+
+/// A push config and the version of the call that created it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PushConfig {
+    /// The config.
+    pub config: v1::TaskPushNotificationConfig,
+    /// The creating call's version (decides the webhook body's shape).
+    pub version: crate::version::ProtocolVersion,
 }
 
 /// SplitMix64: ids that are unique per seed, with no clock and no OS randomness in the core.
@@ -273,8 +309,9 @@ pub struct Engine<S: TaskStore = MemoryStore> {
     streams: BTreeMap<CallId, Stream>,
     /// Streaming calls of each task, in subscription order.
     task_streams: BTreeMap<String, Vec<CallId>>,
-    /// Runs whose task does not exist yet, or whose turn is not over.
+    /// Runs whose task does not exist yet, or whose turn is not over (the latest per task).
     runs: BTreeMap<String, Run>,
+    next_exec: u64,
 }
 
 fn settled(state: Option<TaskState>) -> bool {
@@ -315,7 +352,30 @@ impl<S: TaskStore> Engine<S> {
             streams: BTreeMap::new(),
             task_streams: BTreeMap::new(),
             runs: BTreeMap::new(),
+            next_exec: 0,
         }
+    }
+
+    fn new_exec(&mut self) -> ExecId {
+        self.next_exec += 1;
+        ExecId(self.next_exec)
+    }
+
+    /// A push config as stored: a server id when it has none (the task id for a v0.3 call:
+    /// the id v0.3 peers assume when they fetch without one), the task and tenant set.
+    fn push_config(
+        &mut self,
+        mut c: v1::TaskPushNotificationConfig,
+        task_id: &str,
+        tenant: &str,
+        version: crate::version::ProtocolVersion,
+    ) -> PushConfig {
+        if c.id.is_empty() {
+            c.id = if version.is_legacy() { String::from(task_id) } else { self.ids.uuid() };
+        }
+        c.task_id = String::from(task_id);
+        c.tenant = String::from(tenant);
+        PushConfig { config: c, version }
     }
 
     /// The store.
@@ -417,16 +477,30 @@ impl<S: TaskStore> Engine<S> {
                 return Err(A2aError::invalid_field("message.contextId", format!("task {task_id} belongs to another context")));
             }
             message.context_id = task_context.clone();
+            let push = cfg.task_push_notification_config.map(|c| self.push_config(c, &task_id, &tenant, ctx.version));
             let stored = self.store.get_mut(&task_id).ok_or_else(|| A2aError::task_not_found(&task_id))?;
             stored.record.apply(TaskEvent::Message(message.clone()), now).map_err(|r| r.to_error(&task_id))?;
+            if let Some(p) = push {
+                upsert_config(&mut stored.push_configs, p);
+            }
             self.store.touched(&task_id);
             self.store.remember_message(key.clone(), task_id.clone());
+            let exec = self.new_exec();
             self.runs.insert(
                 task_id.clone(),
-                Run { message: message.clone(), tenant, owner: ctx.principal.clone(), message_key: key, push_config: None },
+                Run {
+                    exec,
+                    message: message.clone(),
+                    tenant,
+                    owner: ctx.principal.clone(),
+                    message_key: key,
+                    push_config: None,
+                    version: ctx.version,
+                },
             );
-            self.attach(call, &task_id, streaming, cfg.history_length, cfg.return_immediately, true);
+            self.attach(call, &task_id, streaming, cfg.history_length, cfg.return_immediately, Some(exec));
             self.out.push_back(Output::Execute(Execution {
+                id: exec,
                 task_id,
                 context_id: task_context,
                 message,
@@ -445,18 +519,22 @@ impl<S: TaskStore> Engine<S> {
         message.task_id = task_id.clone();
         let context_id = message.context_id.clone();
         self.store.remember_message(key.clone(), task_id.clone());
+        let exec = self.new_exec();
         self.runs.insert(
             task_id.clone(),
             Run {
+                exec,
                 message: message.clone(),
                 tenant,
                 owner: ctx.principal.clone(),
                 message_key: key,
                 push_config: cfg.task_push_notification_config,
+                version: ctx.version,
             },
         );
-        self.attach(call, &task_id, streaming, cfg.history_length, cfg.return_immediately, true);
+        self.attach(call, &task_id, streaming, cfg.history_length, cfg.return_immediately, Some(exec));
         self.out.push_back(Output::Execute(Execution {
+            id: exec,
             task_id,
             context_id,
             message,
@@ -469,10 +547,10 @@ impl<S: TaskStore> Engine<S> {
 
     /// Registers `call` as waiting on (or streaming) `task_id`; if the task exists, a stream
     /// gets its first event at once and `returnImmediately` is answered.
-    fn attach(&mut self, call: CallId, task_id: &str, streaming: bool, history_length: Option<i32>, immediate: bool, origin: bool) {
+    fn attach(&mut self, call: CallId, task_id: &str, streaming: bool, history_length: Option<i32>, immediate: bool, exec: Option<ExecId>) {
         let exists = self.store.get(task_id).is_some();
         if streaming {
-            self.streams.insert(call, Stream { task_id: String::from(task_id), history_length, started: false, origin });
+            self.streams.insert(call, Stream { task_id: String::from(task_id), history_length, started: false, origin: exec });
             self.task_streams.entry(String::from(task_id)).or_default().push(call);
             if exists {
                 self.start_stream(call);
@@ -483,7 +561,7 @@ impl<S: TaskStore> Engine<S> {
                 self.respond(call, Ok(Response::SendMessage(send_response_task(t))));
             }
         } else {
-            self.waiters.entry(String::from(task_id)).or_default().push(Waiter { call, immediate, history_length });
+            self.waiters.entry(String::from(task_id)).or_default().push(Waiter { call, exec, immediate, history_length });
         }
     }
 
@@ -515,19 +593,19 @@ impl<S: TaskStore> Engine<S> {
             let done = settled(stored.record.state());
             let snap = self.snapshot(&stored.record.task, history_length);
             if streaming {
-                self.attach(call, task_id, true, history_length, false, false);
+                self.attach(call, task_id, true, history_length, false, None);
                 if done {
                     self.end_stream(call, None);
                 }
             } else if done || immediate {
                 self.respond(call, Ok(Response::SendMessage(send_response_task(snap))));
             } else {
-                self.attach(call, task_id, false, history_length, false, false);
+                self.attach(call, task_id, false, history_length, false, None);
             }
             Ok(())
-        } else if self.runs.contains_key(task_id) {
+        } else if let Some(exec) = self.runs.get(task_id).map(|r| r.exec) {
             // The first send is still waiting for the agent's first event: wait with it.
-            self.attach(call, task_id, streaming, history_length, immediate, false);
+            self.attach(call, task_id, streaming, history_length, immediate, Some(exec));
             Ok(())
         } else {
             Err(A2aError::invalid_field("message.messageId", "this messageId was already used"))
@@ -647,7 +725,7 @@ impl<S: TaskStore> Engine<S> {
             return Err(A2aError::unsupported(format!("Task is {} and has no more events to stream; use GetTask", state.as_str_name()))
                 .meta("taskId", req.id.as_str()));
         }
-        self.attach(call, &req.id, true, None, false, false);
+        self.attach(call, &req.id, true, None, false, None);
         Ok(())
     }
 
@@ -659,31 +737,28 @@ impl<S: TaskStore> Engine<S> {
         }
     }
 
-    fn create_push_config(&mut self, call: CallId, ctx: &CallContext, mut cfg: v1::TaskPushNotificationConfig) -> Result<(), A2aError> {
+    fn create_push_config(&mut self, call: CallId, ctx: &CallContext, cfg: v1::TaskPushNotificationConfig) -> Result<(), A2aError> {
         self.push_enabled()?;
         self.require_task(&cfg.tenant, &cfg.task_id, ctx)?;
         if cfg.url.is_empty() {
             return Err(A2aError::invalid_field("url", "required field is missing"));
         }
-        if cfg.id.is_empty() {
-            cfg.id = self.ids.uuid();
-        }
         let task_id = cfg.task_id.clone();
+        let tenant = cfg.tenant.clone();
+        let p = self.push_config(cfg, &task_id, &tenant, ctx.version);
+        let answer = p.config.clone();
         if let Some(stored) = self.store.get_mut(&task_id) {
-            match stored.push_configs.iter_mut().find(|c| c.id == cfg.id) {
-                Some(existing) => *existing = cfg.clone(),
-                None => stored.push_configs.push(cfg.clone()),
-            }
+            upsert_config(&mut stored.push_configs, p);
             self.store.touched(&task_id);
         }
-        self.respond(call, Ok(Response::PushConfig(cfg)));
+        self.respond(call, Ok(Response::PushConfig(answer)));
         Ok(())
     }
 
     fn get_push_config(&mut self, call: CallId, ctx: &CallContext, req: &v1::GetTaskPushNotificationConfigRequest) -> Result<(), A2aError> {
         self.push_enabled()?;
         let stored = self.require_task(&req.tenant, &req.task_id, ctx)?;
-        let cfg = stored.push_configs.iter().find(|c| c.id == req.id).cloned();
+        let cfg = stored.push_configs.iter().find(|c| c.config.id == req.id).map(|c| c.config.clone());
         match cfg {
             Some(c) => self.respond(call, Ok(Response::PushConfig(c))),
             None => {
@@ -716,7 +791,7 @@ impl<S: TaskStore> Engine<S> {
         };
         let all = &stored.push_configs;
         let size = if req.page_size == 0 { all.len() } else { usize::try_from(req.page_size).unwrap_or(all.len()) };
-        let configs: Vec<_> = all.iter().skip(start).take(size).cloned().collect();
+        let configs: Vec<_> = all.iter().skip(start).take(size).map(|c| c.config.clone()).collect();
         let end = start.saturating_add(configs.len());
         let next_page_token = if end < all.len() { token_encode(&format!("P1:{end}")) } else { String::new() };
         self.respond(call, Ok(Response::PushConfigs(v1::ListTaskPushNotificationConfigsResponse { configs, next_page_token })));
@@ -733,7 +808,7 @@ impl<S: TaskStore> Engine<S> {
         self.require_task(&req.tenant, &req.task_id, ctx)?;
         if let Some(stored) = self.store.get_mut(&req.task_id) {
             let before = stored.push_configs.len();
-            stored.push_configs.retain(|c| c.id != req.id);
+            stored.push_configs.retain(|c| c.config.id != req.id);
             if stored.push_configs.len() != before {
                 self.store.touched(&req.task_id);
             }
@@ -768,12 +843,13 @@ impl<S: TaskStore> Engine<S> {
 
     /// An event the agent produced for `task_id`. Returns the A2A error that explains a
     /// refusal (the event breaks the state machine, or the task is unknown); a refused event
-    /// changes nothing.
+    /// changes nothing, not even the creation of the task it would have started.
     pub fn handle_agent(&mut self, task_id: &str, event: AgentEvent, now: Timestamp) -> Result<(), A2aError> {
         let exists = self.store.get(task_id).is_some();
+        let refused = |r: task::Rejection| A2aError::with_message(ErrorKind::InvalidAgentResponse, r.to_string());
         match event {
-            AgentEvent::Done => {
-                self.finish_turn(task_id);
+            AgentEvent::Done(exec) => {
+                self.finish_turn(task_id, exec);
                 Ok(())
             }
             AgentEvent::Message(m) if !exists => {
@@ -802,43 +878,48 @@ impl<S: TaskStore> Engine<S> {
             }
             AgentEvent::Status(status) if !exists && status.state == TaskState::Submitted as i32 => {
                 // The agent announces the task it is creating: that status is its first.
-                self.create_task(task_id, Some(status), now)
+                if let Some(m) = &status.message {
+                    if !m.task_id.is_empty() && m.task_id != task_id {
+                        return Err(refused(task::Rejection::WrongTask { field: "taskId" }));
+                    }
+                }
+                let record = self.new_record(task_id, Some(status), now)?;
+                self.create_task(task_id, record)
             }
             other => {
-                if !exists {
-                    self.create_task(task_id, None, now)?;
-                }
                 let ev = match other {
                     AgentEvent::Status(status) => TaskEvent::Status { status, metadata: None },
                     AgentEvent::Artifact { artifact, append, last_chunk } => {
                         TaskEvent::Artifact { artifact, append, last_chunk, metadata: None }
                     }
                     AgentEvent::Message(m) => TaskEvent::Message(m),
-                    AgentEvent::Done => return Ok(()),
+                    AgentEvent::Done(_) => return Ok(()),
                 };
-                let is_message = matches!(ev, TaskEvent::Message(_));
+                if !exists {
+                    // Check the event against the task it would create before creating it.
+                    let record = self.new_record(task_id, None, now)?;
+                    record.check(&ev).map_err(refused)?;
+                    self.create_task(task_id, record)?;
+                }
                 let message = if let TaskEvent::Message(m) = &ev { Some(m.clone()) } else { None };
-                self.apply_event(task_id, ev, now).map_err(|r| A2aError::with_message(ErrorKind::InvalidAgentResponse, r.to_string()))?;
-                if is_message {
+                self.apply_event(task_id, ev, now).map_err(refused)?;
+                if let Some(mut m) = message {
                     // Agent messages inside a task are stream events too.
-                    if let Some(mut m) = message {
-                        if let Some(t) = self.store.get(task_id) {
-                            m.task_id.clone_from(&t.record.task.id);
-                            m.context_id.clone_from(&t.record.task.context_id);
-                        }
-                        self.publish(task_id, v1::StreamResponse { payload: Some(v1::stream_response::Payload::Message(m)) }, false);
+                    if let Some(t) = self.store.get(task_id) {
+                        m.task_id.clone_from(&t.record.task.id);
+                        m.context_id.clone_from(&t.record.task.context_id);
                     }
+                    self.publish(task_id, v1::StreamResponse { payload: Some(v1::stream_response::Payload::Message(m)) }, false);
                 }
                 Ok(())
             }
         }
     }
 
-    /// Creates the task of a pending run in SUBMITTED (with the agent's own submitted status
-    /// when it announced one), answers `returnImmediately` calls and
-    /// starts the streams waiting for it.
-    fn create_task(&mut self, task_id: &str, initial: Option<v1::TaskStatus>, now: Timestamp) -> Result<(), A2aError> {
-        let run = self.runs.get(task_id).ok_or_else(|| A2aError::task_not_found(task_id))?.clone();
+    /// The record a pending run's first event creates (SUBMITTED, or the agent's own
+    /// submitted status), not yet stored.
+    fn new_record(&self, task_id: &str, initial: Option<v1::TaskStatus>, now: Timestamp) -> Result<TaskRecord, A2aError> {
+        let run = self.runs.get(task_id).ok_or_else(|| A2aError::task_not_found(task_id))?;
         let mut status = initial.unwrap_or(v1::TaskStatus { state: TaskState::Submitted as i32, message: None, timestamp: None });
         if status.timestamp.is_none() {
             status.timestamp = Some(now);
@@ -847,24 +928,25 @@ impl<S: TaskStore> Engine<S> {
             m.task_id = String::from(task_id);
             m.context_id.clone_from(&run.message.context_id);
         }
-        let task = v1::Task {
+        Ok(TaskRecord::new(v1::Task {
             id: String::from(task_id),
             context_id: run.message.context_id.clone(),
             status: Some(status),
             artifacts: Vec::new(),
             history: alloc::vec![run.message.clone()],
             metadata: None,
-        };
+        }))
+    }
+
+    /// Stores the task of a pending run, answers `returnImmediately` calls and starts the
+    /// streams waiting for it.
+    fn create_task(&mut self, task_id: &str, record: TaskRecord) -> Result<(), A2aError> {
+        let run = self.runs.get(task_id).ok_or_else(|| A2aError::task_not_found(task_id))?.clone();
         let mut push_configs = Vec::new();
-        if let Some(mut c) = run.push_config {
-            if c.id.is_empty() {
-                c.id = self.ids.uuid();
-            }
-            c.task_id = String::from(task_id);
-            c.tenant.clone_from(&run.tenant);
-            push_configs.push(c);
+        if let Some(c) = run.push_config {
+            push_configs.push(self.push_config(c, task_id, &run.tenant, run.version));
         }
-        self.store.insert(StoredTask { record: TaskRecord::new(task), tenant: run.tenant, owner: run.owner, push_configs });
+        self.store.insert(StoredTask { record, tenant: run.tenant, owner: run.owner, push_configs });
         self.store.touched(task_id);
         // returnImmediately calls are answered now; streams get their first event.
         let waiters = self.waiters.remove(task_id).unwrap_or_default();
@@ -915,8 +997,14 @@ impl<S: TaskStore> Engine<S> {
         }
         if webhooks {
             if let Some(stored) = self.store.get(task_id) {
-                for config in &stored.push_configs {
-                    self.out.push_back(Output::Webhook { config: config.clone(), event: event.clone() });
+                for p in &stored.push_configs {
+                    // v0.3 receivers get the whole Task (what the v0.3 SDKs send).
+                    let event = if p.version.is_legacy() {
+                        v1::StreamResponse { payload: Some(v1::stream_response::Payload::Task(stored.record.task.clone())) }
+                    } else {
+                        event.clone()
+                    };
+                    self.out.push_back(Output::Webhook { config: p.config.clone(), event, version: p.version });
                 }
             }
         }
@@ -939,22 +1027,27 @@ impl<S: TaskStore> Engine<S> {
         }
     }
 
-    /// The agent's turn is over: answer whoever still waits on this run.
-    fn finish_turn(&mut self, task_id: &str) {
-        let run = self.runs.remove(task_id);
+    /// The turn of run `exec` is over: answer whoever still waits on that run.
+    fn finish_turn(&mut self, task_id: &str, exec: ExecId) {
+        let current = self.runs.get(task_id).is_some_and(|r| r.exec == exec);
+        let run = if current { self.runs.remove(task_id) } else { None };
+        let waiters = self.waiters.remove(task_id).unwrap_or_default();
+        let (done, keep): (Vec<Waiter>, Vec<Waiter>) = waiters.into_iter().partition(|w| w.exec == Some(exec));
+        if !keep.is_empty() {
+            self.waiters.insert(String::from(task_id), keep);
+        }
+        let origin: Vec<CallId> = self
+            .task_streams
+            .get(task_id)
+            .map(|calls| calls.iter().copied().filter(|c| self.streams.get(c).is_some_and(|s| s.origin == Some(exec))).collect())
+            .unwrap_or_default();
         if self.store.get(task_id).is_some() {
-            let waiters = self.waiters.remove(task_id).unwrap_or_default();
-            for w in waiters {
+            for w in done {
                 let snap = self.store.get(task_id).map(|t| self.snapshot(&t.record.task, w.history_length));
                 if let Some(t) = snap {
                     self.respond(w.call, Ok(Response::SendMessage(send_response_task(t))));
                 }
             }
-            let origin: Vec<CallId> = self
-                .task_streams
-                .get(task_id)
-                .map(|calls| calls.iter().copied().filter(|c| self.streams.get(c).is_some_and(|s| s.origin)).collect())
-                .unwrap_or_default();
             for call in origin {
                 self.end_stream(call, None);
             }
@@ -962,13 +1055,20 @@ impl<S: TaskStore> Engine<S> {
             // The agent ended its turn without producing anything.
             self.store.forget_message(&run.message_key);
             let err = A2aError::with_message(ErrorKind::InvalidAgentResponse, "The agent produced neither a message nor a task");
-            for w in self.waiters.remove(task_id).unwrap_or_default() {
+            for w in done {
                 self.respond(w.call, Err(err.clone()));
             }
-            for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
+            for call in origin {
                 self.end_stream(call, Some(err.clone()));
             }
         }
+    }
+}
+
+fn upsert_config(list: &mut Vec<PushConfig>, p: PushConfig) {
+    match list.iter_mut().find(|c| c.config.id == p.config.id) {
+        Some(existing) => *existing = p,
+        None => list.push(p),
     }
 }
 

@@ -6,7 +6,6 @@
 //! implements the same methods over its own cache and invalidation.
 
 use crate::task::TaskRecord;
-use crate::v1;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -22,7 +21,7 @@ pub struct StoredTask {
     /// The principal that created it (`None`: created without authentication).
     pub owner: Option<String>,
     /// Push configs of the task, in creation order.
-    pub push_configs: Vec<v1::TaskPushNotificationConfig>,
+    pub push_configs: Vec<super::PushConfig>,
 }
 
 /// Where the engine keeps tasks.
