@@ -142,6 +142,37 @@ pub fn read_card(bytes: &[u8]) -> Result<CardView, CardError> {
     }
 }
 
+/// The JSON an agent publishes at `/.well-known/agent-card.json`: the v1.0 card and, when
+/// it lists a 0.x interface, the v0.3 fields too (`protocolVersion`, `url`,
+/// `preferredTransport`, `additionalInterfaces`, `supportsAuthenticatedExtendedCard`,
+/// `security`), so that v0.3 clients find their interface in the same document
+/// ([`read_card`] reads such a card back). Fields both versions spell the same but shape
+/// differently (`securitySchemes`, `capabilities`, `skills`) keep their v1.0 shape.
+pub fn publish(card: &v1::AgentCard) -> Result<Vec<u8>, crate::codec::EncodeError> {
+    use crate::v03::ToV03;
+    let v1_json = json::encode(card)?;
+    if !card.supported_interfaces.iter().any(|i| i.protocol_version.starts_with("0.")) {
+        return Ok(v1_json);
+    }
+    let Ok(legacy) = card.to_v03() else { return Ok(v1_json) };
+    let (Ok(serde_json::Value::Object(mut doc)), Ok(serde_json::Value::Object(old))) =
+        (serde_json::from_slice::<serde_json::Value>(&v1_json), serde_json::to_value(&legacy.value))
+    else {
+        return Ok(v1_json);
+    };
+    for key in ["protocolVersion", "url", "preferredTransport", "additionalInterfaces", "supportsAuthenticatedExtendedCard", "security"] {
+        if let Some(v) = old.get(key) {
+            doc.entry(key).or_insert_with(|| v.clone());
+        }
+    }
+    // v0.3 requires these even when empty; ProtoJSON leaves empty lists out.
+    for key in ["skills", "defaultInputModes", "defaultOutputModes"] {
+        doc.entry(key).or_insert_with(|| serde_json::Value::Array(Vec::new()));
+    }
+    doc.entry("capabilities").or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+    serde_json::to_vec(&doc).map_err(|e| crate::codec::EncodeError::new(alloc::format!("{e}")))
+}
+
 /// What a client can speak, in its order of preference.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientSupport {
@@ -340,6 +371,26 @@ mod tests {
         let e = select_interface(&c, &ClientSupport::default()).unwrap_err();
         assert_eq!(e.offered.len(), 2);
         assert!(e.to_string().contains("JSONRPC 2.0 https://a"), "{e}");
+    }
+
+    #[test]
+    fn a_published_card_with_v03_interfaces_reads_back_with_both_shapes() {
+        let mut c = card(vec![iface("http://a/v1", "JSONRPC", "1.0", ""), iface("http://a/v03", "JSONRPC", "0.3", "")]);
+        c.name = "n".into();
+        c.description = "d".into();
+        c.version = "1".into();
+        c.capabilities = Some(v1::AgentCapabilities::default());
+        c.default_input_modes = vec!["text/plain".into()];
+        c.default_output_modes = vec!["text/plain".into()];
+        let bytes = publish(&c).unwrap();
+        let v = read_card(&bytes).unwrap();
+        assert_eq!(v.shape, CardShape::Both);
+        assert_eq!(v.card.supported_interfaces.len(), 2);
+        let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!((doc["url"].as_str(), doc["protocolVersion"].as_str()), (Some("http://a/v03"), Some("0.3.0")));
+        // A v1.0-only card is the plain v1.0 JSON.
+        let only = card(vec![iface("http://a/v1", "JSONRPC", "1.0", "")]);
+        assert_eq!(publish(&only).unwrap(), json::encode(&only).unwrap());
     }
 
     #[test]

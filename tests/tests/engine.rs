@@ -190,6 +190,24 @@ fn follow_ups_continue_the_task_and_take_its_context() {
 }
 
 #[test]
+fn an_artifact_published_while_input_is_required_does_not_answer_the_follow_up() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "need-input"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::InputRequired));
+    let mut follow = user("m2", "the answer");
+    follow.task_id = exec.task_id.clone();
+    let (call, _) = h.call(Request::SendMessage(send(follow)));
+    // The agent answers the follow-up with an artifact first, still in INPUT_REQUIRED.
+    let artifact = v1::Artifact { artifact_id: "a".into(), parts: vec![text("the answer")], ..Default::default() };
+    let out = h.agent(&exec.task_id, AgentEvent::Artifact { artifact, append: false, last_chunk: true });
+    assert!(!out.iter().any(|o| matches!(o, Output::Respond { call: c, .. } if *c == call)), "answered before the agent settled: {out:?}");
+    let out = h.agent(&exec.task_id, status(TaskState::Completed));
+    let t = task_of(Harness::answer(&out, call).unwrap());
+    assert_eq!((t.status.unwrap().state, t.artifacts.len()), (TaskState::Completed as i32, 1));
+}
+
+#[test]
 fn id_rules_unknown_task_mismatched_context_and_terminal_tasks() {
     let mut h = Harness::new();
     let mut m = user("m1", "x");

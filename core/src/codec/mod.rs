@@ -115,7 +115,8 @@ pub struct EncodeError {
 }
 
 impl EncodeError {
-    pub(crate) fn new(message: String) -> Self {
+    /// An error with this message.
+    pub fn new(message: String) -> Self {
         EncodeError { message }
     }
 }

@@ -975,13 +975,16 @@ impl<S: TaskStore> Engine<S> {
         let Some(stored) = self.store.get_mut(task_id) else {
             return Err(task::Rejection::WrongTask { field: "taskId" });
         };
+        // Only a status event settles: an artifact or message while the task waits for input
+        // (the agent working on a follow-up) does not answer the follow-up's caller.
+        let is_status = matches!(event, TaskEvent::Status { .. });
         let published = stored.record.apply(event, now)?;
         let state = stored.record.state();
         self.store.touched(task_id);
         for ev in published {
             self.publish(task_id, ev, true);
         }
-        if settled(state) {
+        if settled(state) && is_status {
             self.settle(task_id, is_terminal(state));
         }
         Ok(())

@@ -1,0 +1,119 @@
+//! The demo echo agent that `a2a-wire serve` runs, and the card that lists every interface it
+//! serves. Tests, benchmarks and the language bindings use the same agent.
+//!
+//! | text            | what the agent does                                                    |
+//! |-----------------|------------------------------------------------------------------------|
+//! | `need-input`    | `TASK_STATE_INPUT_REQUIRED` with a question; a follow-up on that task completes it, echoing the follow-up |
+//! | `slow`          | `TASK_STATE_WORKING`, three appended chunks of one artifact about 0.7 s apart, then completed |
+//! | `message-only`  | a direct Message (no task)                                             |
+//! | anything else   | a completed Task with one artifact echoing the text                    |
+
+use crate::agent::{agent_text, text_part, AgentExecutor, EventSink, RequestContext};
+use a2a_wire::v1;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::time::Duration;
+
+/// The demo echo agent.
+#[derive(Clone, Debug)]
+pub struct EchoAgent {
+    /// Pause between the chunks of `slow` (0.7 s by default).
+    pub chunk_delay: Duration,
+}
+
+impl Default for EchoAgent {
+    fn default() -> Self {
+        EchoAgent { chunk_delay: Duration::from_millis(700) }
+    }
+}
+
+fn artifact(id: &str, text: &str) -> v1::Artifact {
+    v1::Artifact { artifact_id: id.into(), name: "echo".into(), parts: vec![text_part(text)], ..Default::default() }
+}
+
+impl AgentExecutor for EchoAgent {
+    fn execute(&self, ctx: RequestContext, events: EventSink) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
+        let delay = self.chunk_delay;
+        Box::pin(async move {
+            let text = ctx.text();
+            let reply_id = |n: &str| format!("{}-{n}", ctx.message.message_id);
+            if ctx.follow_up {
+                events.artifact(artifact("echo", &text), false, true);
+                events.status(v1::TaskState::Completed, None);
+                return;
+            }
+            match text.as_str() {
+                "need-input" => {
+                    events.status(v1::TaskState::InputRequired, Some(agent_text(reply_id("question"), "What should I echo?")));
+                }
+                "slow" => {
+                    events.status(v1::TaskState::Working, None);
+                    for (i, piece) in ["one ", "two ", "three"].iter().enumerate() {
+                        smol::Timer::after(delay).await;
+                        if ctx.cancel.is_canceled() {
+                            return;
+                        }
+                        events.artifact(artifact("slow", piece), i > 0, i == 2);
+                    }
+                    events.status(v1::TaskState::Completed, None);
+                }
+                "message-only" => events.message(agent_text(reply_id("reply"), &text)),
+                _ => {
+                    events.artifact(artifact("echo", &text), false, true);
+                    events.status(v1::TaskState::Completed, None);
+                }
+            }
+        })
+    }
+}
+
+/// Paths of the interfaces the demo card lists (gRPC has none: it is served on the same
+/// port, told apart by the HTTP/2 preface).
+pub mod paths {
+    /// JSON-RPC, v1.0.
+    pub const JSONRPC: &str = "/a2a/jsonrpc";
+    /// HTTP+JSON, v1.0.
+    pub const REST: &str = "/a2a/rest";
+    /// JSON-RPC, v0.3.
+    pub const JSONRPC_V03: &str = "/a2a/v03/jsonrpc";
+    /// HTTP+JSON, v0.3.
+    pub const REST_V03: &str = "/a2a/v03/rest";
+}
+
+/// The demo card for a server reachable at `addr`: JSON-RPC, HTTP+JSON and gRPC, each in
+/// v1.0 and v0.3, in that order of preference; streaming on, push notifications on.
+pub fn card(addr: SocketAddr) -> v1::AgentCard {
+    let http = |path: &str| format!("http://{addr}{path}");
+    let iface = |url: String, binding: &str, version: &str| v1::AgentInterface {
+        url,
+        protocol_binding: binding.into(),
+        protocol_version: version.into(),
+        ..Default::default()
+    };
+    v1::AgentCard {
+        name: "a2a-wire echo".into(),
+        description: "Echoes text back: need-input asks a question, slow streams three chunks, message-only replies with a message.".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        supported_interfaces: vec![
+            iface(http(paths::JSONRPC), "JSONRPC", "1.0"),
+            iface(http(paths::REST), "HTTP+JSON", "1.0"),
+            iface(addr.to_string(), "GRPC", "1.0"),
+            iface(http(paths::JSONRPC_V03), "JSONRPC", "0.3"),
+            iface(http(paths::REST_V03), "HTTP+JSON", "0.3"),
+            iface(addr.to_string(), "GRPC", "0.3"),
+        ],
+        capabilities: Some(v1::AgentCapabilities { streaming: Some(true), push_notifications: Some(true), ..Default::default() }),
+        default_input_modes: vec!["text/plain".into()],
+        default_output_modes: vec!["text/plain".into()],
+        skills: vec![v1::AgentSkill {
+            id: "echo".into(),
+            name: "Echo".into(),
+            description: "Echoes the text of a message as an artifact.".into(),
+            tags: vec!["echo".into(), "demo".into()],
+            examples: vec!["hello".into(), "need-input".into(), "slow".into(), "message-only".into()],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}

@@ -1,0 +1,240 @@
+//! gRPC over HTTP/2 (cleartext, prior knowledge) with `h2`, driven on smol through
+//! tokio-util's `compat` adapters. Framing, status trailers and error details are the core's
+//! (`a2a_wire::binding::grpc`); this module only moves HTTP/2 messages.
+
+use crate::client::{Error, Url};
+use crate::http1::{self, Limits};
+use a2a_wire::http::{HttpResponse, OutgoingRequest};
+use bytes::Bytes;
+use smol::net::TcpStream;
+use tokio_util::compat::{Compat, FuturesAsyncReadCompatExt};
+
+/// The HTTP/2 connection preface a prior-knowledge client sends first.
+pub const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+impl From<h2::Error> for Error {
+    fn from(e: h2::Error) -> Self {
+        Error::Transport(format!("HTTP/2: {e}"))
+    }
+}
+
+fn header_map(fields: &[(String, String)]) -> http::HeaderMap {
+    let mut map = http::HeaderMap::new();
+    for (k, v) in fields {
+        // The core writes valid names and values; anything else is skipped, not a panic.
+        if let (Ok(name), Ok(value)) =
+            (http::header::HeaderName::from_bytes(k.to_ascii_lowercase().as_bytes()), http::HeaderValue::from_str(v))
+        {
+            map.append(name, value);
+        }
+    }
+    map
+}
+
+fn fields(map: &http::HeaderMap) -> Vec<(String, String)> {
+    map.iter().map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect()
+}
+
+/// A client connection: one HTTP/2 connection, many concurrent calls.
+pub struct GrpcConnection {
+    send: h2::client::SendRequest<Bytes>,
+    authority: String,
+    closed: async_channel::Receiver<()>,
+}
+
+impl GrpcConnection {
+    /// Dials `url` and runs the HTTP/2 handshake.
+    pub(crate) async fn connect(url: &Url, limits: &Limits) -> Result<GrpcConnection, Error> {
+        let stream = http1::timeout(limits.head_timeout, TcpStream::connect(url.authority.as_str())).await??;
+        let _ = stream.set_nodelay(true);
+        let (send, conn) = http1::timeout(limits.head_timeout, h2::client::handshake(stream.compat())).await??;
+        let (done_tx, closed) = async_channel::bounded::<()>(1);
+        smol::spawn(async move {
+            let _ = conn.await;
+            drop(done_tx);
+        })
+        .detach();
+        Ok(GrpcConnection { send, authority: url.host.clone(), closed })
+    }
+
+    /// True when the connection ended.
+    pub fn is_closed(&self) -> bool {
+        self.closed.is_closed()
+    }
+
+    async fn start(&mut self, req: &OutgoingRequest) -> Result<h2::client::ResponseFuture, Error> {
+        let path = crate::client::parse_url(&req.url)?.target;
+        let mut builder = http::Request::builder().method("POST").uri(format!("http://{}{}", self.authority, path));
+        if let Some(h) = builder.headers_mut() {
+            *h = header_map(&req.headers);
+        }
+        let request = builder.body(()).map_err(|e| Error::Transport(e.to_string()))?;
+        let mut send = self.send.clone().ready().await?;
+        let (response, mut body) = send.send_request(request, false)?;
+        body.send_data(Bytes::copy_from_slice(&req.body), true)?;
+        Ok(response)
+    }
+
+    /// A unary call: the whole answer with its trailers.
+    pub async fn unary(&mut self, req: &OutgoingRequest, limits: &Limits) -> Result<HttpResponse, Error> {
+        let response = self.start(req).await?;
+        let response = http1::timeout(limits.body_timeout, response).await??;
+        let (parts, recv) = response.into_parts();
+        let mut body = GrpcBody { recv, trailers: Vec::new(), max: limits.max_body, received: 0 };
+        let mut data = Vec::new();
+        while let Some(chunk) = http1::timeout(limits.body_timeout, body.data()).await?? {
+            data.extend_from_slice(&chunk);
+        }
+        Ok(HttpResponse {
+            status: parts.status.as_u16(),
+            headers: fields(&parts.headers),
+            body: data,
+            trailers: body.trailers,
+            streaming: false,
+        })
+    }
+
+    /// A server-streaming call: the response head, and the body to read events from.
+    pub async fn start_stream(&mut self, req: &OutgoingRequest, limits: &Limits) -> Result<(HttpResponse, GrpcBody), Error> {
+        let response = self.start(req).await?;
+        let response = http1::timeout(limits.body_timeout, response).await??;
+        let (parts, recv) = response.into_parts();
+        let head =
+            HttpResponse { status: parts.status.as_u16(), headers: fields(&parts.headers), streaming: true, ..HttpResponse::default() };
+        Ok((head, GrpcBody { recv, trailers: Vec::new(), max: usize::MAX, received: 0 }))
+    }
+}
+
+/// The body of a gRPC response: data as it arrives, then trailers.
+pub struct GrpcBody {
+    recv: h2::RecvStream,
+    trailers: Vec<(String, String)>,
+    max: usize,
+    received: usize,
+}
+
+impl GrpcBody {
+    /// The next data, or `None` at the end (trailers are then read).
+    pub async fn data(&mut self) -> Result<Option<Vec<u8>>, Error> {
+        match self.recv.data().await {
+            Some(chunk) => {
+                let chunk = chunk?;
+                let _ = self.recv.flow_control().release_capacity(chunk.len());
+                self.received = self.received.saturating_add(chunk.len());
+                if self.received > self.max {
+                    return Err(Error::Transport(String::from("gRPC response over the size limit")));
+                }
+                Ok(Some(chunk.to_vec()))
+            }
+            None => {
+                if let Some(t) = self.recv.trailers().await? {
+                    self.trailers = fields(&t);
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// The trailers (after [`GrpcBody::data`] returned `None`).
+    pub fn trailers(&self) -> &[(String, String)] {
+        &self.trailers
+    }
+}
+
+/// What the server side needs to send one gRPC answer.
+pub(crate) struct Responder {
+    respond: h2::server::SendResponse<Bytes>,
+    send: Option<h2::SendStream<Bytes>>,
+}
+
+impl Responder {
+    /// Sends a whole answer (head, message, trailers).
+    pub(crate) fn answer(&mut self, resp: &HttpResponse) -> Result<(), h2::Error> {
+        self.head(resp, false)?;
+        self.data(&resp.body)?;
+        self.trailers(&resp.trailers)
+    }
+
+    /// Sends the response head.
+    pub(crate) fn head(&mut self, resp: &HttpResponse, end: bool) -> Result<(), h2::Error> {
+        let mut builder = http::Response::builder().status(resp.status);
+        if let Some(h) = builder.headers_mut() {
+            *h = header_map(&resp.headers);
+        }
+        // Status and header values came from the core and were filtered above.
+        let head = builder.body(()).unwrap_or_default();
+        self.send = Some(self.respond.send_response(head, end)?);
+        Ok(())
+    }
+
+    /// Sends body bytes.
+    pub(crate) fn data(&mut self, bytes: &[u8]) -> Result<(), h2::Error> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        match self.send.as_mut() {
+            Some(s) => s.send_data(Bytes::copy_from_slice(bytes), false),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the answer with trailers.
+    pub(crate) fn trailers(&mut self, trailers: &[(String, String)]) -> Result<(), h2::Error> {
+        match self.send.as_mut() {
+            Some(s) => s.send_trailers(header_map(trailers)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Serves one HTTP/2 connection: each request is read whole and handed to `handle` on its own
+/// task. `io` already had its first bytes read into `prefix` (the preface detection).
+pub(crate) async fn serve<F, Fut>(io: crate::server::Rewind, limits: Limits, handle: F)
+where
+    F: Fn(http::request::Parts, Vec<u8>, Responder) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let io: Compat<crate::server::Rewind> = io.compat();
+    let mut builder = h2::server::Builder::new();
+    builder.max_concurrent_streams(256).max_header_list_size(u32::try_from(limits.max_head).unwrap_or(u32::MAX));
+    let Ok(Ok(mut conn)) = http1::timeout(limits.head_timeout, builder.handshake::<_, Bytes>(io)).await else { return };
+    let handle = std::sync::Arc::new(handle);
+    loop {
+        let next = http1::timeout(limits.idle_timeout, conn.accept()).await;
+        let Ok(Some(Ok((request, respond)))) = next else { break };
+        let handle = handle.clone();
+        smol::spawn(async move {
+            let (parts, mut recv) = request.into_parts();
+            let mut body = Vec::new();
+            let mut responder = Responder { respond, send: None };
+            let read = http1::timeout(limits.body_timeout, async {
+                while let Some(chunk) = recv.data().await {
+                    let chunk = chunk.map_err(|_| ())?;
+                    let _ = recv.flow_control().release_capacity(chunk.len());
+                    if body.len() + chunk.len() > limits.max_body {
+                        return Err(());
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(())
+            })
+            .await;
+            if !matches!(read, Ok(Ok(()))) {
+                // RESOURCE_EXHAUSTED: the message was too large or never arrived whole.
+                let trailers = vec![
+                    (String::from("grpc-status"), String::from("8")),
+                    (String::from("grpc-message"), String::from("request too large or incomplete")),
+                ];
+                let resp = HttpResponse {
+                    status: 200,
+                    headers: vec![(String::from("content-type"), String::from("application/grpc"))],
+                    ..HttpResponse::default()
+                };
+                let _ = responder.head(&resp, false).and_then(|()| responder.trailers(&trailers));
+                return;
+            }
+            handle(parts, body, responder).await;
+        })
+        .detach();
+    }
+}

@@ -1,0 +1,477 @@
+//! HTTP/1.1 message framing on async streams: request and response heads (httparse),
+//! `Content-Length` and chunked bodies, with explicit limits. No protocol decisions: the
+//! A2A meaning of a message is decided by the core.
+
+use smol::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use std::time::Duration;
+
+/// Limits of the HTTP/1.1 layer.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest request or response head (bytes).
+    pub max_head: usize,
+    /// Largest number of header fields.
+    pub max_headers: usize,
+    /// Largest body (bytes).
+    pub max_body: usize,
+    /// Time allowed for a whole request head to arrive once it started (slowloris guard).
+    pub head_timeout: Duration,
+    /// Time a kept-alive connection may stay idle between requests.
+    pub idle_timeout: Duration,
+    /// Time allowed for a request body to arrive.
+    pub body_timeout: Duration,
+    /// Largest number of open connections; further ones are refused with 503.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_head: 16 * 1024,
+            max_headers: 64,
+            max_body: 8 * 1024 * 1024,
+            head_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+        }
+    }
+}
+
+/// Why a message could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The peer closed the connection before a message started.
+    Closed,
+    /// IO failure.
+    Io(std::io::Error),
+    /// The head is not HTTP/1.x or is malformed.
+    Malformed(&'static str),
+    /// The head is larger than the limit.
+    HeadTooLarge,
+    /// The body is larger than the limit.
+    BodyTooLarge,
+    /// A deadline passed.
+    Timeout,
+}
+
+impl From<std::io::Error> for ReadError {
+    fn from(e: std::io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+/// A parsed request head.
+#[derive(Clone, Debug)]
+pub struct RequestHead {
+    /// Method.
+    pub method: String,
+    /// Target.
+    pub target: String,
+    /// HTTP/1.1 (true) or 1.0.
+    pub http11: bool,
+    /// Header fields.
+    pub headers: Vec<(String, String)>,
+}
+
+/// A parsed response head.
+#[derive(Clone, Debug)]
+pub struct ResponseHead {
+    /// Status code.
+    pub status: u16,
+    /// Header fields.
+    pub headers: Vec<(String, String)>,
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+/// Bytes read past the end of a message stay here for the next one.
+#[derive(Debug, Default)]
+pub struct Buffer {
+    data: Vec<u8>,
+}
+
+impl Buffer {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        Buffer { data: Vec::with_capacity(4096) }
+    }
+
+    async fn fill<R: AsyncRead + Unpin>(&mut self, r: &mut R) -> std::io::Result<usize> {
+        let mut chunk = [0u8; 8192];
+        let n = r.read(&mut chunk).await?;
+        self.data.extend_from_slice(&chunk[..n]);
+        Ok(n)
+    }
+
+    /// Reads until a complete head is buffered; returns its length.
+    async fn head_len<R: AsyncRead + Unpin>(&mut self, r: &mut R, limits: &Limits) -> Result<usize, ReadError> {
+        let mut searched: usize = 0;
+        loop {
+            if let Some(p) = self.data[searched.saturating_sub(3)..].windows(4).position(|w| w == b"\r\n\r\n") {
+                return Ok(searched.saturating_sub(3) + p + 4);
+            }
+            searched = self.data.len();
+            if self.data.len() > limits.max_head {
+                return Err(ReadError::HeadTooLarge);
+            }
+            let n = self.fill(r).await?;
+            if n == 0 {
+                return Err(if self.data.is_empty() { ReadError::Closed } else { ReadError::Malformed("connection closed inside a head") });
+            }
+        }
+    }
+
+    /// Reads a request head. The idle timeout applies until the first byte, then the head
+    /// timeout to the whole head.
+    pub async fn read_request_head<R: AsyncRead + Unpin>(&mut self, r: &mut R, limits: &Limits) -> Result<RequestHead, ReadError> {
+        if self.data.is_empty() {
+            let n = timeout(limits.idle_timeout, self.fill(r)).await??;
+            if n == 0 {
+                return Err(ReadError::Closed);
+            }
+        }
+        let len = timeout(limits.head_timeout, self.head_len(r, limits)).await??;
+        if len > limits.max_head {
+            return Err(ReadError::HeadTooLarge);
+        }
+        let mut fields = vec![httparse::EMPTY_HEADER; limits.max_headers];
+        let mut req = httparse::Request::new(&mut fields);
+        match req.parse(&self.data[..len]) {
+            Ok(httparse::Status::Complete(_)) => {}
+            Ok(httparse::Status::Partial) => return Err(ReadError::Malformed("incomplete head")),
+            Err(httparse::Error::TooManyHeaders) => return Err(ReadError::HeadTooLarge),
+            Err(_) => return Err(ReadError::Malformed("not an HTTP/1.x request")),
+        }
+        let head = RequestHead {
+            method: String::from(req.method.unwrap_or("")),
+            target: String::from(req.path.unwrap_or("/")),
+            http11: req.version == Some(1),
+            headers: req.headers.iter().map(|h| (String::from(h.name), String::from_utf8_lossy(h.value).into_owned())).collect(),
+        };
+        self.data.drain(..len);
+        Ok(head)
+    }
+
+    /// Reads a response head (client side).
+    pub async fn read_response_head<R: AsyncRead + Unpin>(&mut self, r: &mut R, limits: &Limits) -> Result<ResponseHead, ReadError> {
+        let len = timeout(limits.idle_timeout, self.head_len(r, limits)).await??;
+        let mut fields = vec![httparse::EMPTY_HEADER; limits.max_headers];
+        let mut resp = httparse::Response::new(&mut fields);
+        match resp.parse(&self.data[..len]) {
+            Ok(httparse::Status::Complete(_)) => {}
+            _ => return Err(ReadError::Malformed("not an HTTP/1.x response")),
+        }
+        let head = ResponseHead {
+            status: resp.code.unwrap_or(0),
+            headers: resp.headers.iter().map(|h| (String::from(h.name), String::from_utf8_lossy(h.value).into_owned())).collect(),
+        };
+        self.data.drain(..len);
+        Ok(head)
+    }
+
+    /// Reads a whole body framed by `headers` (`Content-Length` or chunked; `None` for a
+    /// request without either means no body; for a response it means "until close").
+    pub async fn read_body<R: AsyncRead + Unpin>(
+        &mut self,
+        r: &mut R,
+        headers: &[(String, String)],
+        limits: &Limits,
+        until_close: bool,
+    ) -> Result<Vec<u8>, ReadError> {
+        timeout(limits.body_timeout, self.read_body_inner(r, headers, limits, until_close)).await?
+    }
+
+    async fn read_body_inner<R: AsyncRead + Unpin>(
+        &mut self,
+        r: &mut R,
+        headers: &[(String, String)],
+        limits: &Limits,
+        until_close: bool,
+    ) -> Result<Vec<u8>, ReadError> {
+        if header(headers, "transfer-encoding").is_some_and(|te| te.to_ascii_lowercase().contains("chunked")) {
+            let mut body = Vec::new();
+            let mut chunks = ChunkedDecoder::with_limit(limits.max_body);
+            loop {
+                match chunks.decode(&mut self.data, &mut body)? {
+                    true => return Ok(body),
+                    false => {
+                        if body.len() > limits.max_body {
+                            return Err(ReadError::BodyTooLarge);
+                        }
+                        if self.fill(r).await? == 0 {
+                            return Err(ReadError::Malformed("connection closed inside a chunked body"));
+                        }
+                    }
+                }
+            }
+        }
+        let len = match header(headers, "content-length") {
+            Some(v) => v.trim().parse::<usize>().map_err(|_| ReadError::Malformed("invalid Content-Length"))?,
+            None if until_close => usize::MAX,
+            None => 0,
+        };
+        if len != usize::MAX && len > limits.max_body {
+            return Err(ReadError::BodyTooLarge);
+        }
+        while self.data.len() < len {
+            if self.data.len() > limits.max_body {
+                return Err(ReadError::BodyTooLarge);
+            }
+            if self.fill(r).await? == 0 {
+                if len == usize::MAX {
+                    break;
+                }
+                return Err(ReadError::Malformed("connection closed inside a body"));
+            }
+        }
+        let take = len.min(self.data.len());
+        Ok(self.data.drain(..take).collect())
+    }
+
+    /// Reads the first bytes of a connection (idle timeout) until they either are the
+    /// HTTP/2 preface `preface` or cannot be; true when they are.
+    pub async fn starts_with<R: AsyncRead + Unpin>(&mut self, r: &mut R, preface: &[u8], limits: &Limits) -> Result<bool, ReadError> {
+        loop {
+            let n = self.data.len().min(preface.len());
+            if self.data[..n] != preface[..n] {
+                return Ok(false);
+            }
+            if n == preface.len() {
+                return Ok(true);
+            }
+            let wait = if self.data.is_empty() { limits.idle_timeout } else { limits.head_timeout };
+            if timeout(wait, self.fill(r)).await?? == 0 {
+                return Err(ReadError::Closed);
+            }
+        }
+    }
+
+    /// Takes the buffered bytes out.
+    pub fn take(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.data)
+    }
+
+    /// Reads whatever arrives next (streaming bodies): up to one read's worth of bytes, or an
+    /// empty vector at the end of the stream.
+    pub async fn read_some<R: AsyncRead + Unpin>(&mut self, r: &mut R) -> std::io::Result<Vec<u8>> {
+        if self.data.is_empty() {
+            self.fill(r).await?;
+        }
+        Ok(std::mem::take(&mut self.data))
+    }
+}
+
+/// Incremental decoder of a chunked body.
+#[derive(Debug, Default)]
+pub struct ChunkedDecoder {
+    /// Bytes left in the current chunk (plus its CRLF), or `None` between chunks.
+    remaining: Option<usize>,
+    done: bool,
+    /// Largest total of chunk data accepted (0 = no limit).
+    limit: usize,
+    total: usize,
+}
+
+impl ChunkedDecoder {
+    /// A decoder that refuses (with [`ReadError::BodyTooLarge`]) a chunk that would take the
+    /// body over `max` bytes, as soon as the chunk's size line arrives.
+    pub fn with_limit(max: usize) -> Self {
+        ChunkedDecoder { limit: max, ..Default::default() }
+    }
+
+    /// Moves complete chunk data from `input` into `out`; true when the last chunk (and the
+    /// trailers) were read.
+    pub fn decode(&mut self, input: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<bool, ReadError> {
+        loop {
+            if self.done {
+                // Trailers: lines until an empty one.
+                let Some(p) = input.windows(2).position(|w| w == b"\r\n") else { return Ok(false) };
+                let empty = p == 0;
+                input.drain(..p + 2);
+                if empty {
+                    return Ok(true);
+                }
+                continue;
+            }
+            match self.remaining {
+                None => {
+                    let Some(p) = input.windows(2).position(|w| w == b"\r\n") else {
+                        if input.len() > 1024 {
+                            return Err(ReadError::Malformed("chunk size line too long"));
+                        }
+                        return Ok(false);
+                    };
+                    let line = std::str::from_utf8(&input[..p]).map_err(|_| ReadError::Malformed("chunk size is not text"))?;
+                    let size_text = line.split(';').next().unwrap_or("").trim();
+                    let size = usize::from_str_radix(size_text, 16).map_err(|_| ReadError::Malformed("invalid chunk size"))?;
+                    input.drain(..p + 2);
+                    self.total = self.total.saturating_add(size);
+                    if self.limit != 0 && self.total > self.limit {
+                        return Err(ReadError::BodyTooLarge);
+                    }
+                    if size == 0 {
+                        self.done = true;
+                    } else {
+                        self.remaining = Some(size);
+                    }
+                }
+                Some(n) => {
+                    if input.len() < n + 2 {
+                        return Ok(false);
+                    }
+                    if &input[n..n + 2] != b"\r\n" {
+                        return Err(ReadError::Malformed("chunk data not followed by CRLF"));
+                    }
+                    out.extend_from_slice(&input[..n]);
+                    input.drain(..n + 2);
+                    self.remaining = None;
+                }
+            }
+        }
+    }
+}
+
+/// Runs `f` with a deadline.
+pub async fn timeout<T>(d: Duration, f: impl std::future::Future<Output = T>) -> Result<T, ReadError> {
+    use smol::future::FutureExt;
+    async { Ok(f.await) }
+        .or(async {
+            smol::Timer::after(d).await;
+            Err(ReadError::Timeout)
+        })
+        .await
+}
+
+/// The reason phrase of a status.
+pub fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        304 => "Not Modified",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        413 => "Payload Too Large",
+        415 => "Unsupported Media Type",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "Status",
+    }
+}
+
+/// Writes a complete response.
+pub async fn write_response<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    status: u16,
+    headers: &[(String, String)],
+    body: &[u8],
+    close: bool,
+) -> std::io::Result<()> {
+    let mut out = Vec::with_capacity(256 + body.len());
+    out.extend_from_slice(format!("HTTP/1.1 {status} {}\r\n", reason(status)).as_bytes());
+    for (k, v) in headers {
+        out.extend_from_slice(k.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(v.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("content-length: {}\r\n", body.len()).as_bytes());
+    if close {
+        out.extend_from_slice(b"connection: close\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(body);
+    w.write_all(&out).await?;
+    w.flush().await
+}
+
+/// Writes the head of a chunked (streaming) response.
+pub async fn write_stream_head<W: AsyncWrite + Unpin>(w: &mut W, status: u16, headers: &[(String, String)]) -> std::io::Result<()> {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(format!("HTTP/1.1 {status} {}\r\n", reason(status)).as_bytes());
+    for (k, v) in headers {
+        out.extend_from_slice(k.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(v.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"transfer-encoding: chunked\r\n\r\n");
+    w.write_all(&out).await?;
+    w.flush().await
+}
+
+/// Writes one chunk and flushes it (one SSE event per flush).
+pub async fn write_chunk<W: AsyncWrite + Unpin>(w: &mut W, data: &[u8]) -> std::io::Result<()> {
+    if data.is_empty() {
+        return Ok(());
+    }
+    let mut out = Vec::with_capacity(data.len() + 16);
+    out.extend_from_slice(format!("{:x}\r\n", data.len()).as_bytes());
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\r\n");
+    w.write_all(&out).await?;
+    w.flush().await
+}
+
+/// Ends a chunked body.
+pub async fn write_last_chunk<W: AsyncWrite + Unpin>(w: &mut W) -> std::io::Result<()> {
+    w.write_all(b"0\r\n\r\n").await?;
+    w.flush().await
+}
+
+/// Writes a request (client side).
+pub async fn write_request<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    method: &str,
+    target: &str,
+    host: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> std::io::Result<()> {
+    let mut out = Vec::with_capacity(256 + body.len());
+    out.extend_from_slice(format!("{method} {target} HTTP/1.1\r\nhost: {host}\r\n").as_bytes());
+    for (k, v) in headers {
+        out.extend_from_slice(k.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(v.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
+    out.extend_from_slice(body);
+    w.write_all(&out).await?;
+    w.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunked_bodies_decode_across_splits() {
+        let wire = b"5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nx-trailer: y\r\n\r\n";
+        for split in 0..wire.len() {
+            let mut d = ChunkedDecoder::default();
+            let mut input = wire[..split].to_vec();
+            let mut out = Vec::new();
+            let mut done = d.decode(&mut input, &mut out).unwrap();
+            input.extend_from_slice(&wire[split..]);
+            if !done {
+                done = d.decode(&mut input, &mut out).unwrap();
+            }
+            assert!(done, "split {split}");
+            assert_eq!(out, b"hello, world");
+        }
+        let mut d = ChunkedDecoder::default();
+        assert!(d.decode(&mut b"zz\r\n".to_vec(), &mut Vec::new()).is_err());
+        // A chunk announcing more than the limit is refused before its data arrives.
+        let mut d = ChunkedDecoder::with_limit(10);
+        assert!(!d.decode(&mut b"5\r\nhello\r\n".to_vec(), &mut Vec::new()).unwrap());
+        assert!(matches!(d.decode(&mut b"6\r\n".to_vec(), &mut Vec::new()), Err(ReadError::BodyTooLarge)));
+    }
+}

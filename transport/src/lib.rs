@@ -1,0 +1,38 @@
+//! # a2a-wire-smol
+//!
+//! Thin transports for [`a2a_wire`] on the [smol](https://docs.rs/smol) runtime: an A2A
+//! server and client speaking JSON-RPC and HTTP+JSON over HTTP/1.1 (streams over SSE) and
+//! gRPC over HTTP/2, all on one port. Every protocol decision (routes, versions, codecs,
+//! errors, the task state machine) is made by the sans-IO core; this crate moves bytes,
+//! keeps time and runs the application's agent.
+//!
+//! - [`server::Server`] serves an Agent Card (with `ETag`, `Cache-Control` and conditional
+//!   GET) and the interfaces it lists, running an [`agent::AgentExecutor`] for each message.
+//! - [`client::Client`] fetches a card, selects an interface and runs the eleven operations;
+//!   streams are [`client::EventStream`]s.
+//! - [`http1::Limits`] bounds head and body sizes, read times, idle time and connections.
+//!
+//! ```no_run
+//! use a2a_wire_smol::agent::{agent_text, AgentExecutor, EventSink, RequestContext};
+//! use std::{future::Future, pin::Pin, sync::Arc};
+//!
+//! struct Echo;
+//! impl AgentExecutor for Echo {
+//!     fn execute(&self, ctx: RequestContext, events: EventSink) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+//!         Box::pin(async move { events.message(agent_text(format!("{}-reply", ctx.task_id), &ctx.text())) })
+//!     }
+//! }
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod agent;
+pub mod client;
+pub mod demo;
+pub mod grpc;
+pub mod http1;
+pub mod server;
+
+pub use client::{Client, Error, EventStream};
+pub use server::{Server, ServerConfig, ShutdownHandle};
