@@ -6,7 +6,7 @@ THUMB := thumbv7em-none-eabihf
 FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test deps fmt-check unit oracle nostd fuzz-smoke bench-build bench demo clean
+.PHONY: test deps fmt-check unit oracle nostd fuzz-smoke bench-build bench demo serve clean
 
 test: deps fmt-check unit oracle nostd bench-build fuzz-smoke
 	@echo "make test: all passed"
@@ -73,6 +73,13 @@ bench:
 	bench/sdk/run.sh
 
 # What a2a-wire does today, on real wire data: decode, validate, translate.
+# The main job: the demo echo agent on 127.0.0.1:7420 (ADDR=... and STORE=... to change).
+ADDR ?= 127.0.0.1:7420
+STORE ?= a2a-wire-tasks.db
+serve:
+	$(CARGO) build --release -p a2a-wire-cli
+	target/release/a2a-wire serve --addr $(ADDR) --store $(STORE)
+
 demo:
 	$(CARGO) run -q -p a2a-wire --example wire_tour
 

@@ -208,6 +208,40 @@ fn an_artifact_published_while_input_is_required_does_not_answer_the_follow_up()
 }
 
 #[test]
+fn after_a_restart_lost_runs_resume_and_waiting_tasks_stay_waiting() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(v1::SendMessageRequest {
+        message: Some(user("m1", "slow")),
+        configuration: Some(v1::SendMessageConfiguration { return_immediately: true, ..Default::default() }),
+        ..Default::default()
+    }));
+    let working = Harness::execution(&out);
+    h.agent(&working.task_id, status(TaskState::Working));
+    let (_, out) = h.call(Request::SendMessage(send(user("m2", "need-input"))));
+    let waiting = Harness::execution(&out);
+    h.agent(&waiting.task_id, status(TaskState::InputRequired));
+    let (_, out) = h.call(Request::SendMessage(send(user("m3", "done"))));
+    let done = Harness::execution(&out);
+    h.agent(&done.task_id, status(TaskState::Completed));
+
+    // The process dies; a new engine opens the same store.
+    let store = std::mem::replace(&mut h.engine, Engine::new(EngineConfig::default(), MemoryStore::new(), 1)).into_store();
+    h.engine = Engine::new(EngineConfig::default(), store, 7);
+    assert_eq!(h.engine.resume_lost_runs(), 1);
+    let out = h.drain();
+    let resumed = Harness::execution(&out);
+    assert!(resumed.resumed && resumed.follow_up);
+    assert_eq!((resumed.task_id.as_str(), resumed.message.message_id.as_str()), (working.task_id.as_str(), "m1"));
+    // A subscriber sees the task move again, to its end.
+    let (sub, out) = h.call(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: working.task_id.clone(), ..Default::default() }));
+    assert!(out.iter().any(|o| matches!(o, Output::Stream { call, .. } if *call == sub)));
+    let out = h.agent(&working.task_id, status(TaskState::Completed));
+    assert!(out.iter().any(|o| matches!(o, Output::StreamEnd { call, error: None } if *call == sub)), "{out:?}");
+    // Nothing else is resumed twice.
+    assert_eq!(h.engine.resume_lost_runs(), 0);
+}
+
+#[test]
 fn id_rules_unknown_task_mismatched_context_and_terminal_tasks() {
     let mut h = Harness::new();
     let mut m = user("m1", "x");
@@ -534,6 +568,36 @@ fn v03_push_configs_default_to_the_task_id_and_get_v03_task_bodies() {
     assert_eq!(hook.1, ProtocolVersion::V0_3);
     let body = String::from_utf8(a2a_wire::binding::webhook_body(hook.1, &hook.0).unwrap()).unwrap();
     assert!(body.contains(r#""kind":"task""#) && body.contains(r#""state":"completed""#), "{body}");
+}
+
+#[test]
+fn webhook_requests_carry_the_versions_content_type_and_the_configs_credentials() {
+    use a2a_wire::version::ProtocolVersion;
+    let event = v1::StreamResponse {
+        payload: Some(v1::stream_response::Payload::Task(v1::Task {
+            id: "t".into(),
+            context_id: "c".into(),
+            status: Some(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }),
+            ..Default::default()
+        })),
+    };
+    let mut config = v1::TaskPushNotificationConfig { url: "https://hooks.example/a2a".into(), token: "tok".into(), ..Default::default() };
+    config.authentication = Some(v1::AuthenticationInfo { scheme: "Bearer".into(), credentials: "secret".into() });
+    let r = a2a_wire::binding::webhook_request(&config, ProtocolVersion::V1_0, &event).unwrap();
+    let header = |n: &str| r.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(n)).map(|(_, v)| v.as_str());
+    assert_eq!((r.method, r.url.as_str()), ("POST", "https://hooks.example/a2a"));
+    assert_eq!(header("content-type"), Some("application/a2a+json"));
+    assert_eq!(header("authorization"), Some("Bearer secret"));
+    assert_eq!(header("x-a2a-notification-token"), Some("tok"));
+    assert!(String::from_utf8(r.body).unwrap().contains("TASK_STATE_COMPLETED"));
+    let old = a2a_wire::binding::webhook_request(
+        &v1::TaskPushNotificationConfig { url: "http://h".into(), ..Default::default() },
+        ProtocolVersion::V0_3,
+        &event,
+    )
+    .unwrap();
+    assert_eq!(old.headers, vec![("Content-Type".to_string(), "application/json".to_string())]);
+    assert!(String::from_utf8(old.body).unwrap().contains(r#""state":"completed""#));
 }
 
 #[test]

@@ -28,6 +28,11 @@ pub struct RequestContext {
     pub message: v1::Message,
     /// True when the message continues an existing task.
     pub follow_up: bool,
+    /// True when this run resumes a task whose run was lost in a restart; `message` is the
+    /// task's last user message and `task` shows how far the old run got.
+    pub resumed: bool,
+    /// The task as stored when the run starts (`None` for a new task).
+    pub task: Option<v1::Task>,
     /// Who sent it, and the active extensions.
     pub call: CallContext,
     /// Set when the task is canceled.

@@ -38,6 +38,24 @@ impl AgentExecutor for EchoAgent {
         Box::pin(async move {
             let text = ctx.text();
             let reply_id = |n: &str| format!("{}-{n}", ctx.message.message_id);
+            if ctx.resumed {
+                // The server restarted while this task ran: continue where the old run got.
+                if text == "slow" {
+                    let sent: String = ctx
+                        .task
+                        .iter()
+                        .flat_map(|t| t.artifacts.iter().filter(|a| a.artifact_id == "slow"))
+                        .flat_map(|a| a.parts.iter())
+                        .filter_map(|p| if let Some(v1::part::Content::Text(t)) = &p.content { Some(t.as_str()) } else { None })
+                        .collect();
+                    let done = (0..=SLOW.len()).rev().find(|k| SLOW[..*k].concat() == sent).unwrap_or(0);
+                    slow(&ctx, &events, delay, done).await;
+                } else {
+                    events.artifact(artifact("echo", &text), false, true);
+                    events.status(v1::TaskState::Completed, None);
+                }
+                return;
+            }
             if ctx.follow_up {
                 events.artifact(artifact("echo", &text), false, true);
                 events.status(v1::TaskState::Completed, None);
@@ -49,14 +67,7 @@ impl AgentExecutor for EchoAgent {
                 }
                 "slow" => {
                     events.status(v1::TaskState::Working, None);
-                    for (i, piece) in ["one ", "two ", "three"].iter().enumerate() {
-                        smol::Timer::after(delay).await;
-                        if ctx.cancel.is_canceled() {
-                            return;
-                        }
-                        events.artifact(artifact("slow", piece), i > 0, i == 2);
-                    }
-                    events.status(v1::TaskState::Completed, None);
+                    slow(&ctx, &events, delay, 0).await;
                 }
                 "message-only" => events.message(agent_text(reply_id("reply"), &text)),
                 _ => {
@@ -66,6 +77,21 @@ impl AgentExecutor for EchoAgent {
             }
         })
     }
+}
+
+/// The chunks of `slow`.
+const SLOW: [&str; 3] = ["one ", "two ", "three"];
+
+/// Sends the chunks of `slow` from chunk `from` on, then completes the task.
+async fn slow(ctx: &RequestContext, events: &EventSink, delay: Duration, from: usize) {
+    for (i, piece) in SLOW.iter().enumerate().skip(from) {
+        smol::Timer::after(delay).await;
+        if ctx.cancel.is_canceled() {
+            return;
+        }
+        events.artifact(artifact("slow", piece), i > 0, i == SLOW.len() - 1);
+    }
+    events.status(v1::TaskState::Completed, None);
 }
 
 /// Paths of the interfaces the demo card lists (gRPC has none: it is served on the same

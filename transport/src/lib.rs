@@ -33,6 +33,9 @@ pub mod demo;
 pub mod grpc;
 pub mod http1;
 pub mod server;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
+pub mod webhook;
 
 pub use client::{Client, Error, EventStream};
 pub use server::{Server, ServerConfig, ShutdownHandle};

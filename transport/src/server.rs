@@ -18,11 +18,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// The current time as a protobuf timestamp (the transport keeps the clock; the core never
-/// reads one).
+/// The current time as a protobuf timestamp, to the millisecond (the transport keeps the
+/// clock; the core never reads one). Milliseconds are what every A2A SDK's date type keeps.
 pub fn now() -> Timestamp {
     let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    Timestamp { seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), nanos: i32::try_from(d.subsec_nanos()).unwrap_or(0) }
+    Timestamp { seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), nanos: i32::try_from(d.subsec_millis() * 1_000_000).unwrap_or(0) }
 }
 
 /// Server settings.
@@ -36,12 +36,14 @@ pub struct ServerConfig {
     pub limits: Limits,
     /// `Cache-Control: max-age` of the card (seconds).
     pub card_max_age: u32,
+    /// How push notifications are delivered.
+    pub webhooks: crate::webhook::WebhookPolicy,
 }
 
 impl ServerConfig {
     /// Settings for `card` with default limits.
     pub fn new(card: v1::AgentCard) -> Self {
-        ServerConfig { card, extended_card: None, limits: Limits::default(), card_max_age: 300 }
+        ServerConfig { card, extended_card: None, limits: Limits::default(), card_max_age: 300, webhooks: Default::default() }
     }
 }
 
@@ -140,7 +142,7 @@ impl Server {
             a2a_wire::card::publish(&config.card).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
         let card_etag = format!("\"{:016x}\"", fnv1a(&card_body));
         let (tx, rx) = async_channel::unbounded();
-        smol::spawn(engine_task(engine, rx, tx.clone(), executor)).detach();
+        smol::spawn(engine_task(engine, rx, tx.clone(), executor, config.webhooks.clone())).detach();
         let listener = TcpListener::bind(addr).await?;
         let (stop_tx, stop) = async_channel::bounded(1);
         let shared = Arc::new(Shared {
@@ -466,13 +468,17 @@ async fn engine_task<S: TaskStore + Send + 'static>(
     rx: async_channel::Receiver<Command>,
     tx: async_channel::Sender<Command>,
     executor: Arc<dyn AgentExecutor>,
+    webhooks: crate::webhook::WebhookPolicy,
 ) {
-    let mut replies: HashMap<CallId, Reply> = HashMap::new();
-    let mut cancels: HashMap<String, CancelToken> = HashMap::new();
+    let mut state =
+        Driver { replies: HashMap::new(), cancels: HashMap::new(), hooks: crate::webhook::Queues::default(), tx, executor, webhooks };
+    // Runs lost with a previous process (persistent stores) start again.
+    engine.resume_lost_runs();
+    state.drain(&mut engine);
     while let Ok(cmd) = rx.recv().await {
         match cmd {
             Command::Call { call, ctx, request, reply } => {
-                replies.insert(call, reply);
+                state.replies.insert(call, reply);
                 engine.handle_call(call, ctx, request, now());
             }
             Command::Agent { task_id, event } => {
@@ -481,12 +487,28 @@ async fn engine_task<S: TaskStore + Send + 'static>(
             }
             Command::Closed { call } => {
                 engine.handle_call_closed(call);
-                replies.remove(&call);
+                state.replies.remove(&call);
             }
         }
+        state.drain(&mut engine);
+    }
+}
+
+/// Carries out the engine's outputs.
+struct Driver {
+    replies: HashMap<CallId, Reply>,
+    cancels: HashMap<String, CancelToken>,
+    hooks: crate::webhook::Queues,
+    tx: async_channel::Sender<Command>,
+    executor: Arc<dyn AgentExecutor>,
+    webhooks: crate::webhook::WebhookPolicy,
+}
+
+impl Driver {
+    fn drain<S: TaskStore>(&mut self, engine: &mut Engine<S>) {
         while let Some(out) = engine.poll_output() {
             match out {
-                Output::Respond { call, result } => match replies.remove(&call) {
+                Output::Respond { call, result } => match self.replies.remove(&call) {
                     Some(Reply::Unary(r)) => {
                         let _ = r.try_send(result);
                     }
@@ -500,28 +522,31 @@ async fn engine_task<S: TaskStore + Send + 'static>(
                     None => {}
                 },
                 Output::Stream { call, event } => {
-                    if let Some(Reply::Stream(s)) = replies.get(&call) {
+                    if let Some(Reply::Stream(s)) = self.replies.get(&call) {
                         let _ = s.try_send(StreamItem::Event(event));
                     }
                 }
                 Output::StreamEnd { call, error } => {
-                    if let Some(Reply::Stream(s)) = replies.remove(&call) {
+                    if let Some(Reply::Stream(s)) = self.replies.remove(&call) {
                         let _ = s.try_send(StreamItem::End(error));
                     }
                 }
                 Output::Execute(e) => {
                     let cancel = CancelToken::default();
-                    cancels.insert(e.task_id.clone(), cancel.clone());
-                    let sink = EventSink { task_id: e.task_id.clone(), exec: e.id, tx: tx.clone() };
+                    self.cancels.insert(e.task_id.clone(), cancel.clone());
+                    let sink = EventSink { task_id: e.task_id.clone(), exec: e.id, tx: self.tx.clone() };
+                    let task = engine.store().get(&e.task_id).map(|t| t.record.task.clone());
                     let ctx = RequestContext {
                         task_id: e.task_id,
                         context_id: e.context_id,
                         message: e.message,
                         follow_up: e.follow_up,
+                        resumed: e.resumed,
+                        task,
                         call: e.context,
                         cancel,
                     };
-                    let run = executor.execute(ctx, sink.clone());
+                    let run = self.executor.execute(ctx, sink.clone());
                     smol::spawn(async move {
                         run.await;
                         sink.done();
@@ -529,14 +554,14 @@ async fn engine_task<S: TaskStore + Send + 'static>(
                     .detach();
                 }
                 Output::CancelExecution { task_id } => {
-                    if let Some(c) = cancels.remove(&task_id) {
+                    if let Some(c) = self.cancels.remove(&task_id) {
                         c.cancel();
                     }
                 }
-                Output::Webhook { .. } => {
-                    // Webhook delivery (with retries and an SSRF guard) comes with the push
-                    // notification transport; until then deliveries are dropped.
-                }
+                Output::Webhook { config, event, version } => match a2a_wire::binding::webhook_request(&config, version, &event) {
+                    Ok(req) => self.hooks.push(format!("{}\u{0}{}", config.task_id, config.id), req, &self.webhooks),
+                    Err(e) => eprintln!("a2a-wire: webhook for task {} not encoded: {e}", config.task_id),
+                },
             }
         }
     }

@@ -168,6 +168,30 @@ pub fn webhook_body(
     }
 }
 
+/// The whole webhook delivery for `config`: `POST` to its URL with the body of
+/// [`webhook_body`], `Content-Type: application/a2a+json` (v1.0) or `application/json`
+/// (v0.3), `Authorization: {scheme} {credentials}` when the config carries
+/// `authentication`, and `X-A2A-Notification-Token` when it carries a `token` (v1.0.1 names
+/// no header for it; v0.3 receivers read this one, and v1.0 receivers ignore it).
+pub fn webhook_request(
+    config: &v1::TaskPushNotificationConfig,
+    version: crate::version::ProtocolVersion,
+    event: &v1::StreamResponse,
+) -> Result<crate::http::OutgoingRequest, crate::error::A2aError> {
+    use alloc::string::String;
+    let body = webhook_body(version, event)?;
+    let ctype = if version.is_legacy() { "application/json" } else { rest::CONTENT_TYPE };
+    let mut headers = alloc::vec![(String::from("Content-Type"), String::from(ctype))];
+    if let Some(auth) = config.authentication.as_ref().filter(|a| !a.scheme.is_empty()) {
+        let value = if auth.credentials.is_empty() { auth.scheme.clone() } else { alloc::format!("{} {}", auth.scheme, auth.credentials) };
+        headers.push((String::from("Authorization"), value));
+    }
+    if !config.token.is_empty() {
+        headers.push((String::from("X-A2A-Notification-Token"), config.token.clone()));
+    }
+    Ok(crate::http::OutgoingRequest { method: "POST", url: config.url.clone(), headers, body })
+}
+
 /// A decoded operation with its v1.0 request.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Operation {

@@ -156,6 +156,10 @@ pub struct Execution {
     pub context: CallContext,
     /// The request's metadata.
     pub metadata: Option<crate::proto::google::protobuf::Struct>,
+    /// True when this run resumes a task whose run was lost (the server restarted while the
+    /// task was `SUBMITTED` or `WORKING`; see [`Engine::resume_lost_runs`]). `message` is the
+    /// task's last user message; the agent continues from the stored task.
+    pub resumed: bool,
 }
 
 /// Something the engine asks its driver to do.
@@ -383,6 +387,12 @@ impl<S: TaskStore> Engine<S> {
         &self.store
     }
 
+    /// Stops the engine and gives its store back (to hand it to a new engine, as a restarted
+    /// server would).
+    pub fn into_store(self) -> S {
+        self.store
+    }
+
     /// The next output, or `None` when there is nothing to do.
     pub fn poll_output(&mut self) -> Option<Output> {
         self.out.pop_front()
@@ -507,6 +517,7 @@ impl<S: TaskStore> Engine<S> {
                 follow_up: true,
                 context: ctx,
                 metadata: req.metadata,
+                resumed: false,
             }));
             return Ok(());
         }
@@ -541,6 +552,7 @@ impl<S: TaskStore> Engine<S> {
             follow_up: false,
             context: ctx,
             metadata: req.metadata,
+            resumed: false,
         }));
         Ok(())
     }
@@ -815,6 +827,58 @@ impl<S: TaskStore> Engine<S> {
         }
         self.respond(call, Ok(Response::Deleted));
         Ok(())
+    }
+
+    /// After a restart over a persistent store: every stored task that was `SUBMITTED` or
+    /// `WORKING` lost its run with the old process. This starts a new run for each (an
+    /// [`Output::Execute`] with `resumed: true`, carrying the task's last user message and
+    /// the creator as principal), so the task can finish and subscribers see it move again.
+    /// Interrupted tasks (input or auth required) wait for their client and are left alone.
+    /// Returns how many runs were started.
+    pub fn resume_lost_runs(&mut self) -> usize {
+        let lost: Vec<(String, String, String, Option<String>, v1::Message)> = self
+            .store
+            .iter()
+            .filter(|t| matches!(t.record.state(), Some(TaskState::Submitted | TaskState::Working)))
+            .filter(|t| !self.runs.contains_key(&t.record.task.id))
+            .map(|t| {
+                let task = &t.record.task;
+                let message = task.history.iter().rev().find(|m| m.role == v1::Role::User as i32).cloned().unwrap_or_else(|| v1::Message {
+                    role: v1::Role::User as i32,
+                    task_id: task.id.clone(),
+                    context_id: task.context_id.clone(),
+                    ..Default::default()
+                });
+                (task.id.clone(), task.context_id.clone(), t.tenant.clone(), t.owner.clone(), message)
+            })
+            .collect();
+        let n = lost.len();
+        for (task_id, context_id, tenant, owner, message) in lost {
+            let exec = self.new_exec();
+            self.runs.insert(
+                task_id.clone(),
+                Run {
+                    exec,
+                    message: message.clone(),
+                    tenant,
+                    owner: owner.clone(),
+                    message_key: String::new(),
+                    push_config: None,
+                    version: crate::version::ProtocolVersion::V1_0,
+                },
+            );
+            self.out.push_back(Output::Execute(Execution {
+                id: exec,
+                task_id,
+                context_id,
+                message,
+                follow_up: true,
+                context: CallContext { principal: owner, ..CallContext::default() },
+                metadata: None,
+                resumed: true,
+            }));
+        }
+        n
     }
 
     /// A client went away: its call (a stream, or a unary call still waiting for its task to

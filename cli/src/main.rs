@@ -1,0 +1,308 @@
+//! `a2a-wire`: serve the demo echo agent, or talk to any A2A agent.
+//!
+//! ```text
+//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks]
+//! a2a-wire card URL [--json]
+//! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--json]
+//! a2a-wire get URL TASK_ID [--history N] [--json]
+//! a2a-wire list URL [--context ID] [--state STATE] [--page-size N] [--json]
+//! a2a-wire cancel URL TASK_ID [--json]
+//! a2a-wire subscribe URL TASK_ID [--json]
+//! ```
+//!
+//! Exit status: 0 success, 1 the agent answered with an A2A error, 2 usage error, 3 the agent
+//! could not be reached or broke the protocol.
+
+mod output;
+
+use a2a_wire::card::{Binding, ClientSupport};
+use a2a_wire::client::{ClientError, Reply, TaskTracker};
+use a2a_wire::v1;
+use a2a_wire::version::ProtocolVersion;
+use a2a_wire_smol::agent::text_part;
+use a2a_wire_smol::{Client, Error};
+use output::Out;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+const USAGE: &str = "usage:
+  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks]
+  a2a-wire card URL [--json]
+  a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--json]
+  a2a-wire get URL TASK_ID [--history N] [...]
+  a2a-wire list URL [--context ID] [--state STATE] [--page-size N] [...]
+  a2a-wire cancel URL TASK_ID [...]
+  a2a-wire subscribe URL TASK_ID [...]
+
+URL is the agent's base URL or the URL of its Agent Card. The client picks the first
+interface of the card it speaks; --binding and --version narrow the choice.";
+
+/// Parsed options: positional arguments and `--name value` / `--flag` options.
+struct Args {
+    positional: Vec<String>,
+    options: Vec<(String, Option<String>)>,
+}
+
+const FLAGS: &[&str] = &["--json", "--stream", "--allow-private-webhooks", "--help"];
+
+impl Args {
+    fn parse(raw: impl Iterator<Item = String>) -> Result<Args, String> {
+        let mut positional = Vec::new();
+        let mut options = Vec::new();
+        let mut raw = raw.peekable();
+        while let Some(a) = raw.next() {
+            if a == "-h" {
+                options.push((String::from("--help"), None));
+            } else if let Some((name, value)) = a.split_once('=').filter(|_| a.starts_with("--")) {
+                options.push((name.to_string(), Some(value.to_string())));
+            } else if a.starts_with("--") {
+                if FLAGS.contains(&a.as_str()) {
+                    options.push((a, None));
+                } else {
+                    let v = raw.next().ok_or_else(|| format!("{a} needs a value"))?;
+                    options.push((a, Some(v)));
+                }
+            } else {
+                positional.push(a);
+            }
+        }
+        Ok(Args { positional, options })
+    }
+    fn flag(&self, name: &str) -> bool {
+        self.options.iter().any(|(n, _)| n == name)
+    }
+    fn value(&self, name: &str) -> Option<&str> {
+        self.options.iter().rev().find(|(n, _)| n == name).and_then(|(_, v)| v.as_deref())
+    }
+    fn values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.options.iter().filter(move |(n, _)| n == name).filter_map(|(_, v)| v.as_deref())
+    }
+    fn check(&self, allowed: &[&str]) -> Result<(), String> {
+        for (n, _) in &self.options {
+            if !allowed.contains(&n.as_str()) && n != "--help" {
+                return Err(format!("unknown option {n}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What went wrong, and the exit status it gives.
+enum Failure {
+    Usage(String),
+    Agent(Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Agent(e)
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match Args::parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(e) => return usage(&e),
+    };
+    if args.positional.is_empty() || args.flag("--help") {
+        println!("{USAGE}");
+        return if args.flag("--help") { ExitCode::SUCCESS } else { ExitCode::from(2) };
+    }
+    let out = Out::new(args.flag("--json"));
+    let result = smol::block_on(run(&args, &out));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(m)) => usage(&m),
+        Err(Failure::Agent(e)) => {
+            out.error(&e);
+            match e {
+                Error::A2a(ClientError::Remote(_)) => ExitCode::from(1),
+                _ => ExitCode::from(3),
+            }
+        }
+    }
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("a2a-wire: {message}\n\n{USAGE}");
+    ExitCode::from(2)
+}
+
+const CLIENT_OPTIONS: &[&str] = &["--json", "--binding", "--version", "--header"];
+
+async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
+    let pos = |i: usize, what: &str| args.positional.get(i).cloned().ok_or_else(|| Failure::Usage(format!("missing {what}")));
+    let allow = |extra: &[&str]| args.check(&[CLIENT_OPTIONS, extra].concat()).map_err(Failure::Usage);
+    match args.positional[0].as_str() {
+        "serve" => {
+            args.check(&["--addr", "--store", "--allow-private-webhooks"]).map_err(Failure::Usage)?;
+            serve(args).await
+        }
+        "card" => {
+            allow(&[])?;
+            let view = a2a_wire_smol::client::fetch_card(&pos(1, "URL")?).await?;
+            out.card(&view.card);
+            Ok(())
+        }
+        "send" => {
+            allow(&["--stream", "--task", "--context"])?;
+            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let text = args.positional[2..].join(" ");
+            if text.is_empty() {
+                return Err(Failure::Usage(String::from("missing TEXT")));
+            }
+            let message = v1::Message {
+                message_id: new_id(),
+                role: v1::Role::User as i32,
+                parts: vec![text_part(&text)],
+                task_id: args.value("--task").unwrap_or_default().into(),
+                context_id: args.value("--context").unwrap_or_default().into(),
+                ..Default::default()
+            };
+            let request = v1::SendMessageRequest { message: Some(message), ..Default::default() };
+            if args.flag("--stream") {
+                let stream = client.send_streaming_message(request).await?;
+                follow(stream, out).await
+            } else {
+                match client.send_message(request).await? {
+                    Reply::Message(m) => out.message(&m),
+                    Reply::Task(t) => out.task(t.task()),
+                }
+                Ok(())
+            }
+        }
+        "get" => {
+            allow(&["--history"])?;
+            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let history_length = match args.value("--history") {
+                Some(n) => Some(n.parse::<i32>().map_err(|_| Failure::Usage(format!("--history {n}: not a number")))?),
+                None => None,
+            };
+            let task = client.get_task(v1::GetTaskRequest { id: pos(2, "TASK_ID")?, history_length, ..Default::default() }).await?;
+            out.task(&task);
+            Ok(())
+        }
+        "list" => {
+            allow(&["--context", "--state", "--page-size", "--page-token"])?;
+            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let status = match args.value("--state") {
+                Some(s) => parse_state(s).ok_or_else(|| Failure::Usage(format!("--state {s}: not a task state")))? as i32,
+                None => 0,
+            };
+            let page_size = match args.value("--page-size") {
+                Some(n) => Some(n.parse::<i32>().map_err(|_| Failure::Usage(format!("--page-size {n}: not a number")))?),
+                None => None,
+            };
+            let list = client
+                .list_tasks(v1::ListTasksRequest {
+                    context_id: args.value("--context").unwrap_or_default().into(),
+                    status,
+                    page_size,
+                    page_token: args.value("--page-token").unwrap_or_default().into(),
+                    ..Default::default()
+                })
+                .await?;
+            out.list(&list);
+            Ok(())
+        }
+        "cancel" => {
+            allow(&[])?;
+            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let task = client.cancel_task(v1::CancelTaskRequest { id: pos(2, "TASK_ID")?, ..Default::default() }).await?;
+            out.task(&task);
+            Ok(())
+        }
+        "subscribe" => {
+            allow(&[])?;
+            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let stream = client.subscribe_to_task(v1::SubscribeToTaskRequest { id: pos(2, "TASK_ID")?, ..Default::default() }).await?;
+            follow(stream, out).await
+        }
+        other => Err(Failure::Usage(format!("unknown command {other}"))),
+    }
+}
+
+/// Reads a stream to its end, showing progress.
+async fn follow(mut stream: a2a_wire_smol::EventStream, out: &Out) -> Result<(), Failure> {
+    let mut tracker = TaskTracker::empty();
+    let mut direct = None;
+    while let Some(ev) = stream.next().await {
+        let ev = ev?;
+        out.event(&ev);
+        if let Some(v1::stream_response::Payload::Message(m)) = &ev.payload {
+            if tracker.task().id.is_empty() {
+                direct = Some(m.clone());
+                continue;
+            }
+        }
+        if let Err(r) = tracker.on_event(&ev, a2a_wire_smol::server::now()) {
+            return Err(Failure::Agent(Error::A2a(ClientError::Protocol(format!("the agent sent an event the task cannot take: {r:?}")))));
+        }
+        out.progress(tracker.task());
+    }
+    match direct {
+        Some(m) => out.message(&m),
+        None => out.finish_stream(tracker.task()),
+    }
+    Ok(())
+}
+
+fn parse_state(s: &str) -> Option<v1::TaskState> {
+    let name = s.trim().to_ascii_uppercase().replace('-', "_");
+    let name = if name.starts_with("TASK_STATE_") { name } else { format!("TASK_STATE_{name}") };
+    v1::TaskState::from_str_name(&name)
+}
+
+async fn connect(args: &Args, url: &str) -> Result<Client, Failure> {
+    let mut support = ClientSupport::default();
+    if let Some(b) = args.value("--binding") {
+        let binding = match b.to_ascii_lowercase().as_str() {
+            "jsonrpc" | "json-rpc" => Binding::JsonRpc,
+            "rest" | "http+json" | "http" => Binding::HttpJson,
+            "grpc" => Binding::Grpc,
+            _ => return Err(Failure::Usage(format!("--binding {b}: one of jsonrpc, rest, grpc"))),
+        };
+        support.bindings = vec![binding];
+    }
+    if let Some(v) = args.value("--version") {
+        let version = ProtocolVersion::parse(v).ok_or_else(|| Failure::Usage(format!("--version {v}: expected 1.0 or 0.3")))?;
+        support.versions = vec![version];
+    }
+    let (mut client, _card) = Client::connect(url, &support).await?;
+    for h in args.values("--header") {
+        let (name, value) = h.split_once(':').ok_or_else(|| Failure::Usage(format!("--header {h}: expected NAME:VALUE")))?;
+        client = client.with_header(name.trim(), value.trim());
+    }
+    Ok(client)
+}
+
+/// A message id unique enough for a command line: time and process id.
+fn new_id() -> String {
+    let t = a2a_wire_smol::server::now();
+    format!("cli-{:x}-{:x}-{:x}", t.seconds, t.nanos, std::process::id())
+}
+
+async fn serve(args: &Args) -> Result<(), Failure> {
+    let addr: SocketAddr = args.value("--addr").unwrap_or("127.0.0.1:7420").parse().map_err(|e| Failure::Usage(format!("--addr: {e}")))?;
+    let mut config = a2a_wire_smol::ServerConfig::new(a2a_wire_smol::demo::card(addr));
+    config.webhooks.allow_private = args.flag("--allow-private-webhooks");
+    let agent = Arc::new(a2a_wire_smol::demo::EchoAgent::default());
+    let store = args.value("--store").unwrap_or("a2a-wire-tasks.db");
+    let server = if store == "memory" {
+        a2a_wire_smol::Server::bind(addr, config, agent).await
+    } else {
+        let s = a2a_wire_smol::sqlite::SqliteStore::open(store).map_err(|e| Failure::Agent(Error::Transport(e.to_string())))?;
+        eprintln!("a2a-wire: {} task(s) in {store}", a2a_wire::engine::TaskStore::len(&s));
+        a2a_wire_smol::Server::bind_with_store(addr, config, agent, s).await
+    }
+    .map_err(|e| Failure::Agent(Error::Transport(format!("cannot listen on {addr}: {e}"))))?;
+    let card = a2a_wire_smol::demo::card(addr);
+    eprintln!("a2a-wire: echo agent on http://{addr}  (card: http://{addr}/.well-known/agent-card.json)");
+    for i in &card.supported_interfaces {
+        eprintln!("  {:<9} {:<4} {}", i.protocol_binding, i.protocol_version, i.url);
+    }
+    eprintln!("try: a2a-wire send http://{addr} hello");
+    server.run().await;
+    Ok(())
+}

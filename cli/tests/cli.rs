@@ -1,0 +1,144 @@
+//! The `a2a-wire` command as a newcomer uses it: `serve` with a file store, `send`, errors
+//! with their A2A meaning, and a server killed mid-stream and restarted on the same store.
+
+use a2a_wire::card::ClientSupport;
+use a2a_wire::client::TaskTracker;
+use a2a_wire::v1;
+use a2a_wire_smol::agent::text_part;
+use a2a_wire_smol::Client;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_a2a-wire");
+
+fn free_addr() -> SocketAddr {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap()
+}
+
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(addr: SocketAddr, store: &Path) -> Served {
+    let child = Command::new(BIN)
+        .args(["serve", "--addr", &addr.to_string(), "--store"])
+        .arg(store)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Served(child)
+}
+
+fn temp_store(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("a2a-wire-cli-{}-{name}.db", std::process::id()));
+    for ext in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", p.display()));
+    }
+    p
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn send_prints_the_echo_and_errors_keep_their_a2a_meaning() {
+    let addr = free_addr();
+    let store = temp_store("send");
+    let _server = serve(addr, &store);
+    let url = format!("http://{addr}");
+    for binding in ["jsonrpc", "rest", "grpc"] {
+        for version in ["1.0", "0.3"] {
+            let (code, out, err) = run(&["send", &url, "hello", "world", "--binding", binding, "--version", version]);
+            assert_eq!(code, 0, "{binding} {version}: {err}");
+            assert!(out.contains("COMPLETED") && out.contains("artifact echo: hello world"), "{binding} {version}: {out}");
+        }
+    }
+    let (code, out, _) = run(&["send", &url, "slow", "--stream"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("artifact echo: one two three"), "{out}");
+    let (code, _, err) = run(&["get", &url, "no-such-task"]);
+    assert_eq!(code, 1, "an A2A error exits 1");
+    assert!(err.contains("TaskNotFound") && err.contains("-32001"), "{err}");
+    let (code, out, _) = run(&["send", &url, "hi", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["status"]["state"], "TASK_STATE_COMPLETED");
+    let (code, _, err) = run(&["send", &url, "hi", "--binding", "carrier-pigeon"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(&["get", "http://127.0.0.1:1", "x"]);
+    assert_eq!(code, 3, "an unreachable agent exits 3: {err}");
+}
+
+#[test]
+fn a_server_killed_mid_stream_loses_no_task_and_the_client_resubscribes() {
+    let addr = free_addr();
+    let store = temp_store("kill");
+    let url = format!("http://{addr}");
+    let mut server = serve(addr, &store);
+    let (done_id, slow_id) = smol::block_on(async {
+        let (mut client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
+        let req = |text: &str, id: &str| v1::SendMessageRequest {
+            message: Some(v1::Message {
+                message_id: id.into(),
+                role: v1::Role::User as i32,
+                parts: vec![text_part(text)],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let a2a_wire::client::Reply::Task(done) = client.send_message(req("kept", "m-kept")).await.unwrap() else { panic!() };
+        let mut stream = client.send_streaming_message(req("slow", "m-slow")).await.unwrap();
+        let Some(v1::stream_response::Payload::Task(t)) = stream.next().await.unwrap().unwrap().payload else { panic!("task first") };
+        // Wait for the first chunk, so the kill lands in the middle of the run.
+        loop {
+            let ev = stream.next().await.unwrap().unwrap();
+            if matches!(ev.payload, Some(v1::stream_response::Payload::ArtifactUpdate(_))) {
+                break;
+            }
+        }
+        (done.task().id.clone(), t.id)
+    });
+    server.0.kill().unwrap();
+    server.0.wait().unwrap();
+    drop(server);
+
+    let _server = serve(addr, &store);
+    smol::block_on(async {
+        let (mut client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
+        let kept = client.get_task(v1::GetTaskRequest { id: done_id, ..Default::default() }).await.unwrap();
+        assert_eq!(kept.status.unwrap().state, v1::TaskState::Completed as i32);
+        let mid = client.get_task(v1::GetTaskRequest { id: slow_id.clone(), ..Default::default() }).await.unwrap();
+        assert_eq!(mid.artifacts.len(), 1, "the chunk sent before the kill is kept");
+        let mut stream = client.subscribe_to_task(v1::SubscribeToTaskRequest { id: slow_id.clone(), ..Default::default() }).await.unwrap();
+        let mut tracker = TaskTracker::empty();
+        while let Some(ev) = stream.next().await {
+            tracker.on_event(&ev.unwrap(), a2a_wire_smol::server::now()).unwrap();
+        }
+        assert_eq!(tracker.state(), Some(v1::TaskState::Completed));
+        let text: String = tracker.task().artifacts[0]
+            .parts
+            .iter()
+            .filter_map(|p| if let Some(v1::part::Content::Text(t)) = &p.content { Some(t.as_str()) } else { None })
+            .collect();
+        assert_eq!(text, "one two three", "the resumed run continued after the last stored chunk");
+    });
+    let (code, out, _) = run(&["get", &url, &slow_id]);
+    assert_eq!(code, 0);
+    assert!(out.contains("COMPLETED"), "{out}");
+}
