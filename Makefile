@@ -6,9 +6,9 @@ THUMB := thumbv7em-none-eabihf
 FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test deps fmt-check unit oracle nostd fuzz-smoke bench-build bench demo serve clean
+.PHONY: test deps fmt-check unit oracle interop nostd fuzz-smoke bench-build bench demo serve clean
 
-test: deps fmt-check unit oracle nostd bench-build fuzz-smoke
+test: deps fmt-check unit oracle interop nostd bench-build fuzz-smoke
 	@echo "make test: all passed"
 
 deps:
@@ -36,6 +36,16 @@ oracle:
 # 1. the core crates for a target that has no `std` at all;
 # 2. a host `#![no_std]` staticlib with its own panic handler, linked into a C program and run;
 # 3. self-test: the core built with a deliberate `std` use must FAIL to build.
+# The interop matrix against the official SDKs from PyPI and npm, both directions, every
+# binding and version (tests/interop/run.py; INTEROP.md lists the SDK quirks it allows).
+INTEROP_PY := target/interop-py-venv
+interop:
+	test -x $(INTEROP_PY)/bin/python || python3 -m venv $(INTEROP_PY)
+	$(INTEROP_PY)/bin/pip install -q --disable-pip-version-check -r tests/interop/python/requirements.txt
+	cd tests/interop/js && npm ci --no-audit --no-fund
+	$(CARGO) build -p a2a-wire-cli -p a2a-wire-tests --bins
+	python3 tests/interop/run.py
+
 nostd:
 	$(CARGO) build -p a2a-wire-proto --target $(THUMB)
 	$(CARGO) build -p a2a-wire --no-default-features --target $(THUMB)

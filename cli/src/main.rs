@@ -10,8 +10,9 @@
 //! a2a-wire subscribe URL TASK_ID [--json]
 //! ```
 //!
-//! Exit status: 0 success, 1 the agent answered with an A2A error, 2 usage error, 3 the agent
-//! could not be reached or broke the protocol.
+//! Exit status: 0 success, 1 the peer answered with an error (an A2A error, or an HTTP/gRPC
+//! error without A2A meaning), 2 usage error, 3 the agent could not be reached or broke the
+//! protocol.
 
 mod output;
 

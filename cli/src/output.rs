@@ -190,8 +190,11 @@ impl Out {
                 ),
             ),
             Error::A2a(ClientError::Remote(Received::NotA2a { status, message })) => (
-                format!("status {status} without A2A meaning: {message}"),
-                String::from("not an A2A error (e.g. a proxy's answer): the agent was not reached"),
+                format!(
+                    "an error without A2A meaning (status {status}){}",
+                    if message.is_empty() { String::new() } else { format!(": {message}") }
+                ),
+                String::from("no A2A error was named: a proxy or a wrong URL may have answered, not the agent"),
             ),
             other => (other.to_string(), String::new()),
         };

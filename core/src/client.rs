@@ -164,6 +164,15 @@ impl PreparedCall {
     }
 }
 
+/// An HTTP error answer, read by the interface's version.
+fn classify_for(version: crate::version::ProtocolVersion, status: u16, body: &[u8]) -> crate::error::Received {
+    if version.is_legacy() {
+        crate::error::classify_http_v03(status, body)
+    } else {
+        classify_http(status, body)
+    }
+}
+
 fn join(base: &str, path: &str) -> String {
     let base = base.trim_end_matches('/');
     alloc::format!("{base}{path}")
@@ -249,13 +258,13 @@ impl Client {
                 let (verb, path, body) =
                     if version.is_legacy() { rest::encode_request_v03(&operation) } else { rest::encode_request(&operation) }
                         .map_err(|e| ClientError::Local(alloc::format!("{e}")))?;
-                let accept = if streaming { sse::CONTENT_TYPE } else { "application/a2a+json, application/json" };
-                let req = OutgoingRequest {
-                    method: verb,
-                    url: join(&self.iface.url, &path),
-                    headers: self.headers(rest::CONTENT_TYPE, accept),
-                    body,
+                // v0.3 HTTP+JSON MUST use application/json (v0.3 §3.2.3); v1.0 names its own type.
+                let (ctype, accept) = match (version.is_legacy(), streaming) {
+                    (_, true) => (if version.is_legacy() { "application/json" } else { rest::CONTENT_TYPE }, sse::CONTENT_TYPE),
+                    (true, false) => ("application/json", "application/json"),
+                    (false, false) => (rest::CONTENT_TYPE, "application/a2a+json, application/json"),
                 };
+                let req = OutgoingRequest { method: verb, url: join(&self.iface.url, &path), headers: self.headers(ctype, accept), body };
                 let fallback = (method == Method::SubscribeToTask).then(|| OutgoingRequest {
                     method: "POST",
                     body: Vec::from(&b"{}"[..]),
@@ -296,7 +305,7 @@ impl Client {
         match call.binding {
             Binding::Grpc => {
                 let fields = if answer.trailers.is_empty() { &answer.headers } else { &answer.trailers };
-                grpc::check_status(fields)?;
+                grpc::check_status_for(fields, call.version.is_legacy())?;
                 let frames = grpc::decode_frames(&answer.body, MAX_EVENT).map_err(|e| ClientError::Protocol(alloc::format!("{e}")))?;
                 let [message] = frames.as_slice() else {
                     return Err(ClientError::Protocol(String::from("a unary gRPC answer carries exactly one message")));
@@ -308,14 +317,15 @@ impl Client {
                 }
             }
             Binding::JsonRpc if answer.status == 200 => jsonrpc::decode_response(&answer.body, call.version, call.method),
-            Binding::HttpJson if answer.status == 200 => {
+            // Any 2xx is success (the JS SDK's v0.3 server answers message:send with 201).
+            Binding::HttpJson if (200..300).contains(&answer.status) => {
                 if call.version.is_legacy() {
                     rest::decode_response_v03(&answer.body, call.method)
                 } else {
                     rest::decode_response(&answer.body, call.method)
                 }
             }
-            _ => Err(ClientError::Remote(classify_http(answer.status, &answer.body))),
+            _ => Err(ClientError::Remote(classify_for(call.version, answer.status, &answer.body))),
         }
     }
 
@@ -327,19 +337,19 @@ impl Client {
                 return Err(ClientError::Remote(classify_http(head.status, &head.body)));
             }
             if head.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("grpc-status")) {
-                grpc::check_status(&head.headers)?;
+                grpc::check_status_for(&head.headers, call.version.is_legacy())?;
             }
             return Ok(StreamDecoder { inner: Inner::Grpc { buf: Vec::new(), legacy: call.version.is_legacy() } });
         }
         let is_sse = head.header("content-type").is_some_and(|c| crate::http::media_type(c) == sse::CONTENT_TYPE);
-        if head.status != 200 || !is_sse {
+        if !(200..300).contains(&head.status) || !is_sse {
             // An error answered before the stream started, in the binding's error shape.
             return Err(match call.binding {
                 Binding::JsonRpc if head.status == 200 => match jsonrpc::decode_response(&head.body, call.version, Method::GetTask) {
                     Err(e) => e,
                     Ok(_) => ClientError::Protocol(String::from("a stream was expected")),
                 },
-                _ => ClientError::Remote(classify_http(head.status, &head.body)),
+                _ => ClientError::Remote(classify_for(call.version, head.status, &head.body)),
             });
         }
         Ok(StreamDecoder {
@@ -387,7 +397,15 @@ impl StreamDecoder {
                 if let Ok(v) = serde_json::from_slice::<Value>(data) {
                     if v.get("error").is_some_and(Value::is_object) {
                         let status = v["error"]["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
-                        return Err(ClientError::Remote(classify_http(status, data)));
+                        return Err(ClientError::Remote(classify_for(*version, status, data)));
+                    }
+                    // v0.3 peers may send a bare JSON-RPC-style error object as the event.
+                    if version.is_legacy()
+                        && v.get("code").is_some_and(Value::is_i64)
+                        && v.get("message").is_some()
+                        && v.get("kind").is_none()
+                    {
+                        return Err(ClientError::Remote(classify_for(*version, 500, data)));
                     }
                 }
                 if version.is_legacy() {
@@ -422,7 +440,7 @@ impl StreamDecoder {
     /// The end of the stream: for gRPC, its trailers decide success.
     pub fn finish(&self, trailers: &[(String, String)]) -> Result<(), ClientError> {
         match &self.inner {
-            Inner::Grpc { .. } => grpc::check_status(trailers),
+            Inner::Grpc { legacy, .. } => grpc::check_status_for(trailers, *legacy),
             Inner::Sse { .. } => Ok(()),
         }
     }

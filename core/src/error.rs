@@ -244,6 +244,34 @@ impl ErrorKind {
     pub fn from_jsonrpc_code(code: i64) -> Option<ErrorKind> {
         ERROR_TABLE.iter().find(|s| i64::from(s.jsonrpc) == code).map(|s| s.kind)
     }
+    /// The error's type name in the v0.3 JSON schema (`TaskNotFoundError`, ...); `None` for
+    /// kinds v0.3 does not define. v0.3 defines no error body for HTTP+JSON or gRPC; the
+    /// official SDKs' v0.3 layers carry this name (a `type` field, a `Name: message` gRPC
+    /// message), so a2a-wire writes it and reads it.
+    pub fn v03_name(self) -> Option<&'static str> {
+        Some(match self {
+            ErrorKind::TaskNotFound => "TaskNotFoundError",
+            ErrorKind::TaskNotCancelable => "TaskNotCancelableError",
+            ErrorKind::PushNotificationNotSupported => "PushNotificationNotSupportedError",
+            ErrorKind::UnsupportedOperation => "UnsupportedOperationError",
+            ErrorKind::ContentTypeNotSupported => "ContentTypeNotSupportedError",
+            ErrorKind::InvalidAgentResponse => "InvalidAgentResponseError",
+            ErrorKind::ExtendedAgentCardNotConfigured => "AuthenticatedExtendedCardNotConfiguredError",
+            ErrorKind::JsonParse => "JSONParseError",
+            ErrorKind::InvalidRequest => "InvalidRequestError",
+            ErrorKind::MethodNotFound => "MethodNotFoundError",
+            ErrorKind::InvalidParams => "InvalidParamsError",
+            ErrorKind::Internal => "InternalError",
+            _ => return None,
+        })
+    }
+    /// The kind for a v0.3 type name (also the v1.0 SDKs' `ExtendedAgentCardNotConfiguredError`).
+    pub fn from_v03_name(name: &str) -> Option<ErrorKind> {
+        if name == "ExtendedAgentCardNotConfiguredError" {
+            return Some(ErrorKind::ExtendedAgentCardNotConfigured);
+        }
+        ERROR_TABLE.iter().find(|s| s.kind.v03_name() == Some(name)).map(|s| s.kind)
+    }
 }
 
 /// An A2A error: a kind, a message, `ErrorInfo` metadata and, for validation errors, the
@@ -400,6 +428,30 @@ impl A2aError {
         }})
     }
 
+    /// The HTTP+JSON error body of a v0.3 interface. v0.3 defines none ("a JSONRPCError or
+    /// equivalent", §7.1), and peers read different shapes, so the body carries each of them:
+    /// the JSON-RPC error's `code` and `message` (what the JS SDK's v0.3 client reads), the
+    /// v0.3 type name as `type` (the Python SDK's v0.3 client), and the v1.0
+    /// `google.rpc.Status` as `error` with its `ErrorInfo` (a2a-wire and v1.0-style readers).
+    pub fn to_http_body_v03(&self) -> Value {
+        let mut body = json!({ "code": self.jsonrpc_code(), "message": self.message() });
+        if let Some(name) = self.kind.v03_name() {
+            body["type"] = Value::from(name);
+        }
+        body["error"] = self.to_http_body()["error"].take();
+        body
+    }
+
+    /// The gRPC status message of a v0.3 interface: `TypeName: message`, the convention the
+    /// official SDKs' v0.3 gRPC layers read (the `grpc-status-details-bin` trailer is sent
+    /// as well).
+    pub fn grpc_message_v03(&self) -> String {
+        match self.kind.v03_name() {
+            Some(name) => alloc::format!("{name}: {}", self.message()),
+            None => self.message().to_string(),
+        }
+    }
+
     /// The `google.rpc.Status` for gRPC's `grpc-status-details-bin` trailer (§10.6).
     pub fn to_grpc_status(&self) -> Status {
         let mut details = Vec::new();
@@ -519,39 +571,48 @@ pub fn classify_http(status: u16, body: &[u8]) -> Received {
     }
 }
 
+/// Classifies an HTTP error response of a v0.3 HTTP+JSON interface: a `google.rpc.Status`
+/// with `ErrorInfo` first, then a JSON-RPC-style `code` (with `message`) at the top level, then
+/// a v0.3 `type` name; otherwise as [`classify_http`].
+pub fn classify_http_v03(status: u16, body: &[u8]) -> Received {
+    let parsed: Option<Value> = serde_json::from_slice(body).ok();
+    let error = parsed.as_ref().and_then(|v| v.get("error")).filter(|e| e.is_object());
+    let error_message = error.and_then(|e| e.get("message")).and_then(Value::as_str).unwrap_or("");
+    if let Some(e) = error.and_then(|e| e.get("details")).and_then(Value::as_array).and_then(|d| from_details(d, error_message)) {
+        return Received::A2a(e);
+    }
+    let message = parsed.as_ref().and_then(|v| v.get("message")).and_then(Value::as_str).unwrap_or("");
+    let by_code = parsed.as_ref().and_then(|v| v.get("code")).and_then(Value::as_i64).and_then(ErrorKind::from_jsonrpc_code);
+    let by_type = parsed.as_ref().and_then(|v| v.get("type")).and_then(Value::as_str).and_then(ErrorKind::from_v03_name);
+    match by_code.or(by_type) {
+        Some(kind) => Received::A2a(A2aError::with_message(kind, String::from(message))),
+        None => classify_http(status, body),
+    }
+}
+
+/// Classifies a gRPC error of a v0.3 interface: the `ErrorInfo` in the details first, then a
+/// `TypeName: message` status message (the v0.3 SDKs' convention); otherwise as
+/// [`classify_grpc`].
+pub fn classify_grpc_v03(code: i32, message: &str, details: Option<&Status>) -> Received {
+    // `TypeName: message`: the name is the convention's, the rest is the message.
+    let named = message.split_once(": ").and_then(|(name, rest)| Some((ErrorKind::from_v03_name(name.trim())?, rest)));
+    let text = named.map_or(message, |(_, rest)| rest);
+    if let Some(e) = details.and_then(|d| from_status(text, d)) {
+        return Received::A2a(e);
+    }
+    match named {
+        Some((kind, rest)) => Received::A2a(A2aError::with_message(kind, String::from(rest))),
+        None => classify_grpc(code, message, details),
+    }
+}
+
 /// Classifies a gRPC error: its status code, message and, when present, the decoded
 /// `grpc-status-details-bin` (`google.rpc.Status`). The `ErrorInfo` reason decides when
 /// present; otherwise the generic codes map to their categories, and `NOT_FOUND` (like any
 /// other code) is [`Received::NotA2a`].
 pub fn classify_grpc(code: i32, message: &str, details: Option<&Status>) -> Received {
-    if let Some(status) = details {
-        let mut info_kind = None;
-        let mut violations = Vec::new();
-        let mut metadata = BTreeMap::new();
-        for any in &status.details {
-            if any.type_url == ERROR_INFO_TYPE && info_kind.is_none() {
-                if let Ok(info) = ErrorInfo::decode(any.value.as_slice()) {
-                    if info.domain == DOMAIN {
-                        if let Some(k) = ErrorKind::from_reason(&info.reason) {
-                            info_kind = Some(k);
-                            metadata = info.metadata;
-                        }
-                    }
-                }
-            } else if any.type_url == BAD_REQUEST_TYPE {
-                if let Ok(br) = BadRequest::decode(any.value.as_slice()) {
-                    violations.extend(
-                        br.field_violations.into_iter().map(|v| Violation { field: v.field, description: Cow::Owned(v.description) }),
-                    );
-                }
-            }
-        }
-        if let Some(kind) = info_kind {
-            let mut e = A2aError::with_message(kind, String::from(message));
-            e.metadata = metadata;
-            e.violations = violations;
-            return Received::A2a(e);
-        }
+    if let Some(e) = details.and_then(|d| from_status(message, d)) {
+        return Received::A2a(e);
     }
     let kind = match GrpcCode::from_i32(code) {
         GrpcCode::InvalidArgument => Some(ErrorKind::InvalidParams),
@@ -565,6 +626,35 @@ pub fn classify_grpc(code: i32, message: &str, details: Option<&Status>) -> Rece
         Some(k) => Received::A2a(A2aError::with_message(k, String::from(message))),
         None => Received::NotA2a { status: code, message: String::from(message) },
     }
+}
+
+/// The error a `google.rpc.Status` names with an a2a-protocol.org `ErrorInfo`, with its
+/// metadata and `BadRequest` violations.
+fn from_status(message: &str, status: &Status) -> Option<A2aError> {
+    let mut info_kind = None;
+    let mut violations = Vec::new();
+    let mut metadata = BTreeMap::new();
+    for any in &status.details {
+        if any.type_url == ERROR_INFO_TYPE && info_kind.is_none() {
+            if let Ok(info) = ErrorInfo::decode(any.value.as_slice()) {
+                if info.domain == DOMAIN {
+                    if let Some(k) = ErrorKind::from_reason(&info.reason) {
+                        info_kind = Some(k);
+                        metadata = info.metadata;
+                    }
+                }
+            }
+        } else if any.type_url == BAD_REQUEST_TYPE {
+            if let Ok(br) = BadRequest::decode(any.value.as_slice()) {
+                violations
+                    .extend(br.field_violations.into_iter().map(|v| Violation { field: v.field, description: Cow::Owned(v.description) }));
+            }
+        }
+    }
+    let mut e = A2aError::with_message(info_kind?, String::from(message));
+    e.metadata = metadata;
+    e.violations = violations;
+    Some(e)
 }
 
 /// Classifies a JSON-RPC `error` object (v1.0 `data` array with `ErrorInfo`, or v0.3's
@@ -586,6 +676,51 @@ pub fn classify_jsonrpc(error: &Value) -> Received {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn v03_errors_are_read_from_error_info_json_rpc_codes_type_names_and_grpc_messages() {
+        let e = A2aError::new(ErrorKind::TaskNotFound).meta("taskId", "t");
+        let body = serde_json::to_vec(&e.to_http_body_v03()).unwrap();
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!((v["code"].as_i64(), v["type"].as_str()), (Some(-32001), Some("TaskNotFoundError")));
+        assert_eq!(v["error"]["details"][0]["reason"], "TASK_NOT_FOUND");
+        match classify_http_v03(404, &body) {
+            Received::A2a(got) => {
+                assert_eq!((got.kind(), got.metadata().get("taskId").map(String::as_str)), (ErrorKind::TaskNotFound, Some("t")))
+            }
+            other => panic!("{other:?}"),
+        }
+        // The JS SDK's v0.3 body: a bare JSON-RPC error object.
+        let js = br#"{"code":-32002,"message":"Task not cancelable: t"}"#;
+        assert!(
+            matches!(classify_http_v03(400, js), Received::A2a(e) if e.kind() == ErrorKind::TaskNotCancelable && e.message() == "Task not cancelable: t")
+        );
+        // A type name alone.
+        let py = br#"{"type":"UnsupportedOperationError","message":"no"}"#;
+        assert!(matches!(classify_http_v03(400, py), Received::A2a(e) if e.kind() == ErrorKind::UnsupportedOperation));
+        // A proxy's 404 stays without A2A meaning on v0.3 too.
+        assert!(matches!(classify_http_v03(404, b"<html>Not Found</html>"), Received::NotA2a { status: 404, .. }));
+        // gRPC: `Name: message`, with or without the details trailer.
+        assert_eq!(e.grpc_message_v03(), "TaskNotFoundError: Task not found");
+        assert!(
+            matches!(classify_grpc_v03(5, "TaskNotFoundError: Task not found", None), Received::A2a(x) if x.kind() == ErrorKind::TaskNotFound && x.message() == "Task not found")
+        );
+        let status = e.to_grpc_status();
+        match classify_grpc_v03(5, &e.grpc_message_v03(), Some(&status)) {
+            Received::A2a(got) => {
+                assert_eq!((got.kind(), got.message()), (ErrorKind::TaskNotFound, "Task not found"));
+                assert_eq!(got.metadata().get("taskId").map(String::as_str), Some("t"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(classify_grpc_v03(5, "not found", None), Received::NotA2a { status: 5, .. }));
+        // Every kind v0.3 names reads back from its name.
+        for row in ERROR_TABLE {
+            if let Some(n) = row.kind.v03_name() {
+                assert_eq!(ErrorKind::from_v03_name(n), Some(row.kind));
+            }
+        }
+    }
 
     #[test]
     fn the_table_has_one_row_per_kind_in_order() {

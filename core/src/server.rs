@@ -324,7 +324,7 @@ impl Endpoint {
     fn decode_rest(&self, req: &HttpRequest<'_>, route: &Route, rel: &str, ctype: &str) -> Result<Call, HttpResponse> {
         let plain_json = ctype == "application/json"
             || (ctype.is_empty() && req.header("accept").is_some_and(|a| a.contains("application/json") && !a.contains("a2a+json")));
-        let fail = |e: &A2aError| rest_error(e, plain_json);
+        let fail = |e: &A2aError| rest_error(e, plain_json, false);
         // The routes depend on the version (v0.3 lives under /v1 with the v0.3 proto's JSON);
         // a path that is no route of either version is a 404 whatever the version header says.
         let negotiated = self.negotiate(req, &route.versions);
@@ -359,6 +359,8 @@ impl Endpoint {
             return Err(fail(&too_large(req.body.len(), self.limits.max_body)));
         }
         let version = negotiated.map_err(|e| fail(&e))?;
+        // From here on, errors take the negotiated version's shape.
+        let fail = |e: &A2aError| rest_error(e, plain_json, version.is_legacy());
         let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&e))?;
         let operation = if version.is_legacy() {
             rest::decode_request_v03(method, params, req.query(), req.body)
@@ -371,7 +373,7 @@ impl Endpoint {
     }
 
     fn decode_grpc(&self, req: &HttpRequest<'_>, ctype: &str) -> Result<Call, HttpResponse> {
-        let fail = |e: &A2aError| grpc_error(e);
+        let fail = |e: &A2aError| grpc_error(e, false);
         if ctype != "application/grpc" && ctype != "application/grpc+proto" {
             return Err(fail(&A2aError::with_message(
                 ErrorKind::ContentTypeNotSupported,
@@ -381,6 +383,8 @@ impl Endpoint {
         let Some((legacy, method)) = grpc::parse_path(req.path()) else {
             return Err(fail(&A2aError::with_message(ErrorKind::MethodNotFound, alloc::format!("unknown gRPC method {}", req.path()))));
         };
+        // The service path tells the version's error convention.
+        let fail = |e: &A2aError| grpc_error(e, legacy);
         let version = self.negotiate(req, &self.grpc_versions).map_err(|e| fail(&e))?;
         if legacy != version.is_legacy() {
             // The service path says which version's messages follow; it must agree with the
@@ -445,7 +449,7 @@ impl Endpoint {
                         streaming: false,
                     }
                 }
-                Err(e) => grpc_error(&e),
+                Err(e) => grpc_error(&e, call.version.is_legacy()),
             },
             _ => match &result {
                 Ok(resp) => {
@@ -455,12 +459,13 @@ impl Endpoint {
                     } else {
                         rest::encode_response(resp, &mut body)
                     };
+                    // v0.3 HTTP+JSON MUST use application/json (v0.3 §3.2.3).
                     match r {
-                        Ok(()) => json_response(200, rest_type(call.plain_json), body),
-                        Err(e) => rest_error(&e, call.plain_json),
+                        Ok(()) => json_response(200, rest_type(call.plain_json || call.version.is_legacy()), body),
+                        Err(e) => rest_error(&e, call.plain_json, call.version.is_legacy()),
                     }
                 }
-                Err(e) => rest_error(e, call.plain_json),
+                Err(e) => rest_error(e, call.plain_json, call.version.is_legacy()),
             },
         };
         self.with_extensions(call, r)
@@ -508,7 +513,11 @@ impl Endpoint {
                     Ok(()) => sse::encode_event(&data, out),
                     Err(e) => {
                         let mut body = Vec::new();
-                        rest::encode_error(&e, &mut body);
+                        if call.version.is_legacy() {
+                            rest::encode_error_v03(&e, &mut body);
+                        } else {
+                            rest::encode_error(&e, &mut body);
+                        }
                         sse::encode_event(&body, out);
                     }
                 }
@@ -519,6 +528,7 @@ impl Endpoint {
     /// The end of a stream, with the error that ended it, if any.
     pub fn stream_end(&self, call: &Call, error: Option<&A2aError>) -> StreamEnd {
         match (call.binding.clone(), error) {
+            (Binding::Grpc, e) if call.version.is_legacy() => StreamEnd { body: Vec::new(), trailers: grpc::status_trailers_v03(e) },
             (Binding::Grpc, e) => StreamEnd { body: Vec::new(), trailers: grpc::status_trailers(e) },
             (_, None) => StreamEnd::default(),
             (Binding::JsonRpc, Some(e)) => {
@@ -530,7 +540,11 @@ impl Endpoint {
             }
             (_, Some(e)) => {
                 let mut data = Vec::new();
-                rest::encode_error(e, &mut data);
+                if call.version.is_legacy() {
+                    rest::encode_error_v03(e, &mut data);
+                } else {
+                    rest::encode_error(e, &mut data);
+                }
                 let mut body = Vec::new();
                 sse::encode_event(&data, &mut body);
                 StreamEnd { body, trailers: Vec::new() }
@@ -555,18 +569,22 @@ fn json_response(status: u16, ctype: &str, body: Vec<u8>) -> HttpResponse {
     HttpResponse { status, headers: alloc::vec![header_list("content-type", ctype)], body, trailers: Vec::new(), streaming: false }
 }
 
-fn rest_error(e: &A2aError, plain_json: bool) -> HttpResponse {
+fn rest_error(e: &A2aError, plain_json: bool, legacy: bool) -> HttpResponse {
     let mut body = Vec::new();
-    rest::encode_error(e, &mut body);
-    json_response(e.http_status(), rest_type(plain_json), body)
+    if legacy {
+        rest::encode_error_v03(e, &mut body);
+    } else {
+        rest::encode_error(e, &mut body);
+    }
+    json_response(e.http_status(), rest_type(plain_json || legacy), body)
 }
 
-fn grpc_error(e: &A2aError) -> HttpResponse {
+fn grpc_error(e: &A2aError, legacy: bool) -> HttpResponse {
     HttpResponse {
         status: 200,
         headers: alloc::vec![header_list("content-type", grpc::CONTENT_TYPE)],
         body: Vec::new(),
-        trailers: grpc::status_trailers(Some(e)),
+        trailers: if legacy { grpc::status_trailers_v03(Some(e)) } else { grpc::status_trailers(Some(e)) },
         streaming: false,
     }
 }

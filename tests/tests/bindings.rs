@@ -540,6 +540,29 @@ fn endpoint_checks_come_in_order_and_use_the_binding_shapes() {
 }
 
 #[test]
+fn any_2xx_answer_is_success_on_http_json() {
+    let bodies = [
+        (ProtocolVersion::V1_0, r#"{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}"#),
+        // v0.3 HTTP+JSON speaks the ProtoJSON of the v0.3 proto.
+        (ProtocolVersion::V0_3, r#"{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}"#),
+    ];
+    for (version, body) in bodies {
+        let mut c = client(Binding::HttpJson, version);
+        let p = c.prepare(Operation::Task(Request::GetTask(v1::GetTaskRequest { id: "t".into(), ..Default::default() }))).unwrap();
+        for status in [200, 201] {
+            let answer = HttpResponse { status, body: body.as_bytes().to_vec(), ..Default::default() };
+            match c.parse(&p, &answer) {
+                Ok(a2a_wire::engine::Response::Task(t)) => assert_eq!(t.status.unwrap().state, v1::TaskState::Completed as i32),
+                other => panic!("{version} {status}: {other:?}"),
+            }
+        }
+        // A 3xx is not.
+        let answer = HttpResponse { status: 302, body: body.as_bytes().to_vec(), ..Default::default() };
+        assert!(c.parse(&p, &answer).is_err());
+    }
+}
+
+#[test]
 fn http_json_subscribe_falls_back_to_post_on_405() {
     let mut c = client(Binding::HttpJson, ProtocolVersion::V1_0);
     let mut p =

@@ -403,6 +403,24 @@ fn run_http(v: &Value) -> Result<(), String> {
             return Err(format!("reasons {reasons:?}, want {reason}"));
         }
     }
+    if let Some(ct) = want.get("content_type").and_then(Value::as_str) {
+        if resp.header("content-type") != Some(ct) {
+            return Err(format!("Content-Type {:?}, want {ct}", resp.header("content-type")));
+        }
+    }
+    if let Some(subset) = want.get("body_subset").and_then(Value::as_object) {
+        for (k, w) in subset {
+            if body_json.get(k) != Some(w) {
+                return Err(format!("body {k} = {:?}, want {w}", body_json.get(k)));
+            }
+        }
+    }
+    if let Some(prefix) = want.get("grpc_message_prefix").and_then(Value::as_str) {
+        let msg = resp.trailer("grpc-message").map(a2a_wire::binding::grpc::decode_message).unwrap_or_default();
+        if !msg.starts_with(prefix) {
+            return Err(format!("grpc-message {msg:?}, want it to start with {prefix:?}"));
+        }
+    }
     if let Some(allow) = want.get("allow").and_then(Value::as_str) {
         if resp.header("allow") != Some(allow) {
             return Err(format!("Allow {:?}, want {allow}", resp.header("allow")));

@@ -139,6 +139,20 @@ pub fn status_trailers(error: Option<&A2aError>) -> Vec<(String, String)> {
     }
 }
 
+/// The trailers of a v0.3 interface: as [`status_trailers`], with the status message written
+/// `TypeName: message` (see [`A2aError::grpc_message_v03`]).
+pub fn status_trailers_v03(error: Option<&A2aError>) -> Vec<(String, String)> {
+    let mut t = status_trailers(error);
+    if let Some(e) = error {
+        for (k, v) in &mut t {
+            if k == "grpc-message" {
+                *v = encode_message(&e.grpc_message_v03());
+            }
+        }
+    }
+    t
+}
+
 // ---------------------------------------------------------------- client
 
 /// The request message of `operation` (v1.0).
@@ -162,6 +176,12 @@ pub fn encode_request(operation: &Operation, out: &mut Vec<u8>) {
 /// The call's status from its trailers (or trailers-only headers): `Ok` for status 0, else
 /// the classified error.
 pub fn check_status(fields: &[(String, String)]) -> Result<(), ClientError> {
+    check_status_for(fields, false)
+}
+
+/// [`check_status`] for an interface of v0.3 (`legacy`), whose peers may name the error only
+/// in the status message (`TaskNotFoundError: ...`).
+pub fn check_status_for(fields: &[(String, String)], legacy: bool) -> Result<(), ClientError> {
     let get = |n: &str| fields.iter().find(|(k, _)| k.eq_ignore_ascii_case(n)).map(|(_, v)| v.as_str());
     let code = match get("grpc-status") {
         None => return Err(ClientError::Protocol(String::from("the gRPC call ended without grpc-status"))),
@@ -174,7 +194,8 @@ pub fn check_status(fields: &[(String, String)]) -> Result<(), ClientError> {
     let details = get("grpc-status-details-bin")
         .and_then(|b| crate::proto::json::base64::decode(b.trim()).ok())
         .and_then(|b| Status::decode(b.as_slice()).ok());
-    Err(ClientError::Remote(classify_grpc(code, &message, details.as_ref())))
+    let classify = if legacy { crate::error::classify_grpc_v03 } else { classify_grpc };
+    Err(ClientError::Remote(classify(code, &message, details.as_ref())))
 }
 
 /// Reads the response message of `method` (v1.0).

@@ -356,6 +356,11 @@ pub fn encode_error(error: &A2aError, out: &mut Vec<u8>) {
     let _ = json::write_serde(&error.to_http_body(), out);
 }
 
+/// The error body of a v0.3 interface ([`A2aError::to_http_body_v03`]).
+pub fn encode_error_v03(error: &A2aError, out: &mut Vec<u8>) {
+    let _ = json::write_serde(&error.to_http_body_v03(), out);
+}
+
 /// The body of a plain 404 for a path that is no route (no A2A `ErrorInfo`).
 pub fn not_found_body() -> Vec<u8> {
     Vec::from(&br#"{"error":{"code":404,"status":"NOT_FOUND","message":"no A2A route at this path"}}"#[..])

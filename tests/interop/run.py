@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""The interop matrix: a2a-wire against the official A2A SDKs, both directions.
+
+    python3 tests/interop/run.py [--target-dir target] [--only python|js]
+
+Starts, on 127.0.0.1 only: our demo agent (`a2a-wire serve --store memory`), the Python SDK
+server (tests/interop/python/their_server.py) and the JS SDK server
+(tests/interop/js/their_server.mjs), all with the same agent behaviour. Then runs:
+
+- each SDK's client against our server (their_client.*), and
+- our client (`a2a-wire-interop`) against each SDK's server,
+
+over every binding (JSON-RPC, HTTP+JSON, gRPC) and version (1.0, 0.3). Each check prints a
+JSON line; this script prints the matrix and fails on any failure or missing row that
+tests/interop/quirks.json does not list (the documented SDK quirks; INTEROP.md explains
+them). Every process is bounded by a timeout and killed at the end.
+
+The SDKs are installed by the caller (`make interop` creates target/interop-py-venv and
+runs `npm ci` in tests/interop/js).
+"""
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"]
+VERSIONS = ["1.0", "0.3"]
+CHECKS = ["card", "send", "get", "stream", "input_required", "cancel_completed", "get_unknown", "list", "message_only"]
+RUN_TIMEOUT = 300
+
+
+def free_port(n=1):
+    """A port p with p..p+n-1 free (best effort: bind, note, release)."""
+    for _ in range(50):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        p = s.getsockname()[1]
+        s.close()
+        ok = True
+        for k in range(1, n):
+            t = socket.socket()
+            try:
+                t.bind(("127.0.0.1", p + k))
+            except OSError:
+                ok = False
+            finally:
+                t.close()
+        if ok:
+            return p
+    raise RuntimeError("no free port")
+
+
+def wait_port(port, proc, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"nothing listens on {port} after {timeout} s")
+
+
+def start(cmd, port, log):
+    f = open(log, "w")
+    proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+    wait_port(port, proc)
+    # A card answer means the app is up, not only the socket.
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=2)
+            s.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n")
+            if s.recv(12).startswith(b"HTTP/1.1 200"):
+                s.close()
+                return proc
+            s.close()
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"{cmd[0]}: no card on {port}")
+
+
+def run_client(cmd, label, log):
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT)
+    except subprocess.TimeoutExpired as e:
+        Path(log).write_text(f"timed out after {RUN_TIMEOUT} s\n{e.stdout or ''}\n{e.stderr or ''}")
+        return []
+    Path(log).write_text(out.stdout + "\n--- stderr ---\n" + out.stderr)
+    rows = []
+    for line in out.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+    if not rows:
+        print(f"{label}: no results (exit {out.returncode}); see {log}", file=sys.stderr)
+    return rows
+
+
+def quirk_for(quirks, r):
+    for q in quirks:
+        if all(q.get(k) in ("*", r[k]) for k in ("client", "server", "binding", "version", "check")):
+            return q
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--target-dir", default=str(ROOT / "target"))
+    ap.add_argument("--only", choices=["python", "js"])
+    args = ap.parse_args()
+    target = Path(args.target_dir)
+    logs = target / "interop-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    py = target / "interop-py-venv" / "bin" / "python"
+    sdks = [s for s in ["python", "js"] if args.only in (None, s)]
+
+    ours_port = free_port()
+    procs = []
+    results = []
+    try:
+        procs.append(start([str(target / "debug" / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{ours_port}", "--store", "memory"], ours_port, logs / "ours.log"))
+        ours = f"http://127.0.0.1:{ours_port}"
+        servers = {}
+        for sdk in sdks:
+            port = free_port(2)
+            if sdk == "python":
+                cmd = [str(py), str(HERE / "python" / "their_server.py"), "--port", str(port)]
+            else:
+                cmd = ["node", str(HERE / "js" / "their_server.mjs"), "--port", str(port)]
+            procs.append(start(cmd, port, logs / f"{sdk}-server.log"))
+            servers[sdk] = f"http://127.0.0.1:{port}"
+        for sdk in sdks:
+            if sdk == "python":
+                cmd = [str(py), str(HERE / "python" / "their_client.py"), "--url", ours]
+            else:
+                cmd = ["node", str(HERE / "js" / "their_client.mjs"), "--url", ours]
+            for r in run_client(cmd, f"{sdk} client", logs / f"{sdk}-client.log"):
+                r["client"], r["server"] = sdk, "a2a-wire"
+                results.append(r)
+            cmd = [str(target / "debug" / "a2a-wire-interop"), "--url", servers[sdk], "--server", sdk]
+            for r in run_client(cmd, f"a2a-wire client vs {sdk}", logs / f"ours-vs-{sdk}.log"):
+                r["client"], r["server"] = "a2a-wire", sdk
+                results.append(r)
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+    quirks = json.loads((HERE / "quirks.json").read_text())["quirks"]
+    by_key = {(r["client"], r["server"], r["binding"], r["version"], r["check"]): r for r in results}
+    unexpected = []
+    fixed_quirks = []
+    lines = []
+    header = f"{'client -> server':<22} {'binding':<10} {'ver':<4} " + " ".join(f"{c[:6]:<6}" for c in CHECKS)
+    lines.append(header)
+    lines.append("-" * len(header))
+    for sdk in sdks:
+        for client, server in [(sdk, "a2a-wire"), ("a2a-wire", sdk)]:
+            for b in BINDINGS:
+                for v in VERSIONS:
+                    cells = []
+                    for c in CHECKS:
+                        key = (client, server, b, v, c)
+                        if c == "list" and v == "0.3":
+                            cells.append("n/a")
+                            continue
+                        r = by_key.get(key)
+                        probe = {"client": client, "server": server, "binding": b, "version": v, "check": c}
+                        q = quirk_for(quirks, probe)
+                        if r is None:
+                            cells.append("quirk" if q else "MISS")
+                            if not q:
+                                unexpected.append((probe, "not run"))
+                        elif r["ok"]:
+                            cells.append("ok")
+                            if q:
+                                fixed_quirks.append((probe, q["why"]))
+                        else:
+                            cells.append("quirk" if q else "FAIL")
+                            if not q:
+                                unexpected.append((probe, r.get("detail", "")))
+                    lines.append(f"{client + ' -> ' + server:<22} {b:<10} {v:<4} " + " ".join(f"{x:<6}" for x in cells))
+    print("\nInterop matrix (ok = passed, quirk = documented SDK quirk, see INTEROP.md)\n")
+    print("\n".join(lines))
+    if fixed_quirks:
+        print("\nListed as quirks but passed (the SDK may have been fixed):")
+        for p, why in fixed_quirks:
+            print(f"  {p['client']} -> {p['server']} {p['binding']} {p['version']} {p['check']}: {why}")
+    (logs / "results.json").write_text(json.dumps(results, indent=1))
+    if unexpected:
+        print(f"\n{len(unexpected)} unexpected failure(s):")
+        for p, d in unexpected:
+            print(f"  {p['client']} -> {p['server']} {p['binding']} {p['version']} {p['check']}: {d}")
+        print(f"logs: {logs}")
+        return 1
+    print("\ninterop: every check passed or is a documented quirk")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
