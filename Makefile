@@ -6,7 +6,7 @@ THUMB := thumbv7em-none-eabihf
 FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test deps fmt-check unit oracle interop nostd fuzz-smoke bench-build bench demo serve clean
+.PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean
 
 test: deps fmt-check unit oracle interop nostd bench-build fuzz-smoke
 	@echo "make test: all passed"
@@ -39,12 +39,21 @@ oracle:
 # The interop matrix against the official SDKs from PyPI and npm, both directions, every
 # binding and version (tests/interop/run.py; INTEROP.md lists the SDK quirks it allows).
 INTEROP_PY := target/interop-py-venv
-interop:
+interop: interop-deps
+	$(CARGO) build -p a2a-wire-cli -p a2a-wire-tests --bins
+	python3 tests/interop/run.py
+
+interop-deps:
 	test -x $(INTEROP_PY)/bin/python || python3 -m venv $(INTEROP_PY)
 	$(INTEROP_PY)/bin/pip install -q --disable-pip-version-check -r tests/interop/python/requirements.txt
 	cd tests/interop/js && npm ci --no-audit --no-fund
-	$(CARGO) build -p a2a-wire-cli -p a2a-wire-tests --bins
-	python3 tests/interop/run.py
+
+# Server benchmarks over sockets with wrk against the official SDKs' servers and a floor
+# (bench/server/run.py; results in BENCHMARKS.md). Not part of `make test`.
+bench-server: interop-deps
+	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-bench --bins
+	python3 bench/server/run.py
 
 nostd:
 	$(CARGO) build -p a2a-wire-proto --target $(THUMB)

@@ -27,6 +27,10 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "usage:
   a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks]
   a2a-wire card URL [--json]
@@ -111,7 +115,18 @@ fn main() -> ExitCode {
         return if args.flag("--help") { ExitCode::SUCCESS } else { ExitCode::from(2) };
     }
     let out = Out::new(args.flag("--json"));
-    let result = smol::block_on(run(&args, &out));
+    let result = if args.positional[0] == "serve" {
+        if let Err(m) = args.check(SERVE_OPTIONS) {
+            return usage(&m);
+        }
+        // The server runs as a task on smol's executor thread, which also drives the reactor
+        // between tasks; this thread only waits. One thread then does everything, with no
+        // hand-off of every ready socket from an I/O thread to an executor thread (measured in
+        // BENCHMARKS.md: a context switch per request and milliseconds of tail latency).
+        smol::future::block_on(smol::spawn(async move { serve(&args).await }))
+    } else {
+        smol::block_on(run(&args, &out))
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(m)) => usage(&m),
@@ -130,6 +145,7 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+const SERVE_OPTIONS: &[&str] = &["--addr", "--store", "--allow-private-webhooks"];
 const CLIENT_OPTIONS: &[&str] = &["--json", "--binding", "--version", "--header"];
 
 async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
@@ -137,7 +153,7 @@ async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
     let allow = |extra: &[&str]| args.check(&[CLIENT_OPTIONS, extra].concat()).map_err(Failure::Usage);
     match args.positional[0].as_str() {
         "serve" => {
-            args.check(&["--addr", "--store", "--allow-private-webhooks"]).map_err(Failure::Usage)?;
+            args.check(SERVE_OPTIONS).map_err(Failure::Usage)?;
             serve(args).await
         }
         "card" => {

@@ -29,6 +29,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use serde_json::Value;
 
+/// Initial capacity of an encoded answer: most answers (a Task of a few parts) fit, so
+/// encoding does not grow the buffer step by step.
+const ANSWER_CAPACITY: usize = 1024;
 /// Limits applied before any parsing.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -422,7 +425,7 @@ impl Endpoint {
     pub fn respond(&self, call: &Call, result: Result<Response, A2aError>) -> HttpResponse {
         let r = match call.binding {
             Binding::JsonRpc => {
-                let mut body = Vec::new();
+                let mut body = Vec::with_capacity(ANSWER_CAPACITY);
                 match &result {
                     Ok(resp) => jsonrpc::encode_response(&call.jsonrpc_id, call.version, resp, &mut body),
                     Err(e) => jsonrpc::encode_error_for(&call.jsonrpc_id, call.version, e, &mut body),
@@ -430,7 +433,7 @@ impl Endpoint {
                 json_response(200, jsonrpc::CONTENT_TYPE, body)
             }
             Binding::Grpc => match result.and_then(|resp| {
-                let mut msg = Vec::new();
+                let mut msg = Vec::with_capacity(ANSWER_CAPACITY);
                 if call.version.is_legacy() {
                     grpc::encode_response_v03(&resp, &mut msg)?;
                 } else {
@@ -453,7 +456,7 @@ impl Endpoint {
             },
             _ => match &result {
                 Ok(resp) => {
-                    let mut body = Vec::new();
+                    let mut body = Vec::with_capacity(ANSWER_CAPACITY);
                     let r = if call.version.is_legacy() {
                         rest::encode_response_v03(resp, &mut body)
                     } else {

@@ -6,6 +6,7 @@
 //! | `need-input`    | `TASK_STATE_INPUT_REQUIRED` with a question; a follow-up on that task completes it, echoing the follow-up |
 //! | `slow`          | `TASK_STATE_WORKING`, three appended chunks of one artifact about 0.7 s apart, then completed |
 //! | `message-only`  | a direct Message (no task)                                             |
+//! | `ticks N [MS [WAIT]]` | after `WAIT` ms, `N` appended chunks (`tick 1`, `tick 2`, ...) `MS` ms apart, then completed (for stream benchmarks; N ≤ 1,000,000, MS ≤ 10,000, WAIT ≤ 60,000) |
 //! | anything else   | a completed Task with one artifact echoing the text                    |
 
 use crate::agent::{agent_text, text_part, AgentExecutor, EventSink, RequestContext};
@@ -70,6 +71,30 @@ impl AgentExecutor for EchoAgent {
                     slow(&ctx, &events, delay, 0).await;
                 }
                 "message-only" => events.message(agent_text(reply_id("reply"), &text)),
+                t if t.starts_with("ticks ") => match parse_ticks(t) {
+                    Some((n, ms, wait)) => {
+                        events.status(v1::TaskState::Working, None);
+                        smol::Timer::after(Duration::from_millis(wait)).await;
+                        for i in 0..n {
+                            if ms > 0 {
+                                smol::Timer::after(Duration::from_millis(ms)).await;
+                            } else if i % 64 == 0 {
+                                // Let the engine and the connections run between bursts.
+                                smol::future::yield_now().await;
+                            }
+                            if ctx.cancel.is_canceled() {
+                                return;
+                            }
+                            events.artifact(artifact("ticks", &format!("tick {}", i + 1)), i > 0, i + 1 == n);
+                        }
+                        events.status(v1::TaskState::Completed, None);
+                    }
+                    None => {
+                        let question =
+                            agent_text(reply_id("usage"), "usage: ticks N [MS [WAIT]] (N 1..=1000000, MS 0..=10000, WAIT 0..=60000)");
+                        events.status(v1::TaskState::Rejected, Some(question));
+                    }
+                },
                 _ => {
                     events.artifact(artifact("echo", &text), false, true);
                     events.status(v1::TaskState::Completed, None);
@@ -77,6 +102,15 @@ impl AgentExecutor for EchoAgent {
             }
         })
     }
+}
+
+/// `ticks N [MS [WAIT]]` → (N, MS, WAIT), within bounds.
+fn parse_ticks(text: &str) -> Option<(u32, u64, u64)> {
+    let mut it = text.split_whitespace().skip(1);
+    let n: u32 = it.next()?.parse().ok().filter(|n| (1..=1_000_000).contains(n))?;
+    let ms: u64 = it.next().unwrap_or("0").parse().ok().filter(|ms| *ms <= 10_000)?;
+    let wait: u64 = it.next().unwrap_or("0").parse().ok().filter(|w| *w <= 60_000)?;
+    it.next().is_none().then_some((n, ms, wait))
 }
 
 /// The chunks of `slow`.
@@ -141,5 +175,19 @@ pub fn card(addr: SocketAddr) -> v1::AgentCard {
             ..Default::default()
         }],
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_ticks;
+
+    #[test]
+    fn ticks_take_a_bounded_count_and_delay() {
+        assert_eq!(parse_ticks("ticks 5"), Some((5, 0, 0)));
+        assert_eq!(parse_ticks("ticks 1000000 10000 60000"), Some((1_000_000, 10_000, 60_000)));
+        for bad in ["ticks", "ticks 0", "ticks 1000001", "ticks 5 10001", "ticks 5 0 60001", "ticks x", "ticks 5 1 2 extra", "ticks -1"] {
+            assert_eq!(parse_ticks(bad), None, "{bad}");
+        }
     }
 }

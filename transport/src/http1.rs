@@ -2,7 +2,7 @@
 //! `Content-Length` and chunked bodies, with explicit limits. No protocol decisions: the
 //! A2A meaning of a message is decided by the core.
 
-use smol::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use smol::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use std::time::Duration;
 
 /// Limits of the HTTP/1.1 layer.
@@ -99,19 +99,38 @@ impl Buffer {
         Buffer { data: Vec::with_capacity(4096) }
     }
 
+    /// Reads once from `r`, appending to the buffer. The bytes are read straight into the
+    /// buffer's own storage (no copy, and no large array living in the future); growth and
+    /// trimming happen within one poll, so a read cancelled by a timeout leaves no trace.
     async fn fill<R: AsyncRead + Unpin>(&mut self, r: &mut R) -> std::io::Result<usize> {
-        let mut chunk = [0u8; 8192];
-        let n = r.read(&mut chunk).await?;
-        self.data.extend_from_slice(&chunk[..n]);
-        Ok(n)
+        const READ: usize = 4096;
+        let data = &mut self.data;
+        std::future::poll_fn(|cx| {
+            let old = data.len();
+            data.resize(old + READ, 0);
+            let polled = std::pin::Pin::new(&mut *r).poll_read(cx, &mut data[old..]);
+            let n = match &polled {
+                std::task::Poll::Ready(Ok(n)) => *n,
+                _ => 0,
+            };
+            data.truncate(old + n);
+            polled
+        })
+        .await
+    }
+
+    /// The length of the complete head at the start of the buffer, if one is there.
+    fn complete_head(&self, from: usize) -> Option<usize> {
+        let from = from.saturating_sub(3);
+        self.data[from..].windows(4).position(|w| w == b"\r\n\r\n").map(|p| from + p + 4)
     }
 
     /// Reads until a complete head is buffered; returns its length.
     async fn head_len<R: AsyncRead + Unpin>(&mut self, r: &mut R, limits: &Limits) -> Result<usize, ReadError> {
         let mut searched: usize = 0;
         loop {
-            if let Some(p) = self.data[searched.saturating_sub(3)..].windows(4).position(|w| w == b"\r\n\r\n") {
-                return Ok(searched.saturating_sub(3) + p + 4);
+            if let Some(len) = self.complete_head(searched) {
+                return Ok(len);
             }
             searched = self.data.len();
             if self.data.len() > limits.max_head {
@@ -133,24 +152,15 @@ impl Buffer {
                 return Err(ReadError::Closed);
             }
         }
-        let len = timeout(limits.head_timeout, self.head_len(r, limits)).await??;
+        // Most requests arrive whole in one read: no head timer is armed for them.
+        let len = match self.complete_head(0) {
+            Some(len) => len,
+            None => timeout(limits.head_timeout, self.head_len(r, limits)).await??,
+        };
         if len > limits.max_head {
             return Err(ReadError::HeadTooLarge);
         }
-        let mut fields = vec![httparse::EMPTY_HEADER; limits.max_headers];
-        let mut req = httparse::Request::new(&mut fields);
-        match req.parse(&self.data[..len]) {
-            Ok(httparse::Status::Complete(_)) => {}
-            Ok(httparse::Status::Partial) => return Err(ReadError::Malformed("incomplete head")),
-            Err(httparse::Error::TooManyHeaders) => return Err(ReadError::HeadTooLarge),
-            Err(_) => return Err(ReadError::Malformed("not an HTTP/1.x request")),
-        }
-        let head = RequestHead {
-            method: String::from(req.method.unwrap_or("")),
-            target: String::from(req.path.unwrap_or("/")),
-            http11: req.version == Some(1),
-            headers: req.headers.iter().map(|h| (String::from(h.name), String::from_utf8_lossy(h.value).into_owned())).collect(),
-        };
+        let head = parse_request_head(&self.data[..len], limits.max_headers)?;
         self.data.drain(..len);
         Ok(head)
     }
@@ -264,6 +274,34 @@ impl Buffer {
     }
 }
 
+/// Header slots kept on the stack while parsing; heads allowed more fields use the heap.
+const STACK_HEADERS: usize = 64;
+
+/// Parses a complete request head (`head` ends with the empty line).
+fn parse_request_head(head: &[u8], max_headers: usize) -> Result<RequestHead, ReadError> {
+    let mut stack = [httparse::EMPTY_HEADER; STACK_HEADERS];
+    let mut heap;
+    let fields: &mut [httparse::Header<'_>] = if max_headers <= STACK_HEADERS {
+        &mut stack[..max_headers]
+    } else {
+        heap = vec![httparse::EMPTY_HEADER; max_headers];
+        &mut heap
+    };
+    let mut req = httparse::Request::new(fields);
+    match req.parse(head) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Ok(httparse::Status::Partial) => return Err(ReadError::Malformed("incomplete head")),
+        Err(httparse::Error::TooManyHeaders) => return Err(ReadError::HeadTooLarge),
+        Err(_) => return Err(ReadError::Malformed("not an HTTP/1.x request")),
+    }
+    Ok(RequestHead {
+        method: String::from(req.method.unwrap_or("")),
+        target: String::from(req.path.unwrap_or("/")),
+        http11: req.version == Some(1),
+        headers: req.headers.iter().map(|h| (String::from(h.name), String::from_utf8_lossy(h.value).into_owned())).collect(),
+    })
+}
+
 /// Incremental decoder of a chunked body.
 #[derive(Debug, Default)]
 pub struct ChunkedDecoder {
@@ -365,6 +403,19 @@ pub fn reason(status: u16) -> &'static str {
     }
 }
 
+/// The status line and header fields of a response.
+fn status_line_and_headers(out: &mut Vec<u8>, status: u16, headers: &[(String, String)]) {
+    use std::io::Write as _;
+    // Writing to a vector cannot fail.
+    let _ = write!(out, "HTTP/1.1 {status} {}\r\n", reason(status));
+    for (k, v) in headers {
+        out.extend_from_slice(k.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(v.as_bytes());
+        out.extend_from_slice(b"\r\n");
+    }
+}
+
 /// Writes a complete response.
 pub async fn write_response<W: AsyncWrite + Unpin>(
     w: &mut W,
@@ -373,15 +424,11 @@ pub async fn write_response<W: AsyncWrite + Unpin>(
     body: &[u8],
     close: bool,
 ) -> std::io::Result<()> {
+    use std::io::Write as _;
     let mut out = Vec::with_capacity(256 + body.len());
-    out.extend_from_slice(format!("HTTP/1.1 {status} {}\r\n", reason(status)).as_bytes());
-    for (k, v) in headers {
-        out.extend_from_slice(k.as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(v.as_bytes());
-        out.extend_from_slice(b"\r\n");
-    }
-    out.extend_from_slice(format!("content-length: {}\r\n", body.len()).as_bytes());
+    status_line_and_headers(&mut out, status, headers);
+    // Writing to a vector cannot fail.
+    let _ = write!(out, "content-length: {}\r\n", body.len());
     if close {
         out.extend_from_slice(b"connection: close\r\n");
     }
@@ -394,13 +441,7 @@ pub async fn write_response<W: AsyncWrite + Unpin>(
 /// Writes the head of a chunked (streaming) response.
 pub async fn write_stream_head<W: AsyncWrite + Unpin>(w: &mut W, status: u16, headers: &[(String, String)]) -> std::io::Result<()> {
     let mut out = Vec::with_capacity(256);
-    out.extend_from_slice(format!("HTTP/1.1 {status} {}\r\n", reason(status)).as_bytes());
-    for (k, v) in headers {
-        out.extend_from_slice(k.as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(v.as_bytes());
-        out.extend_from_slice(b"\r\n");
-    }
+    status_line_and_headers(&mut out, status, headers);
     out.extend_from_slice(b"transfer-encoding: chunked\r\n\r\n");
     w.write_all(&out).await?;
     w.flush().await
@@ -412,16 +453,30 @@ pub async fn write_chunk<W: AsyncWrite + Unpin>(w: &mut W, data: &[u8]) -> std::
         return Ok(());
     }
     let mut out = Vec::with_capacity(data.len() + 16);
-    out.extend_from_slice(format!("{:x}\r\n", data.len()).as_bytes());
-    out.extend_from_slice(data);
-    out.extend_from_slice(b"\r\n");
+    frame_chunk(&mut out, data);
     w.write_all(&out).await?;
     w.flush().await
 }
 
+/// Appends `data` as one chunk of a chunked body (nothing for empty data: an empty chunk
+/// would end the body).
+pub fn frame_chunk(out: &mut Vec<u8>, data: &[u8]) {
+    use std::io::Write as _;
+    if data.is_empty() {
+        return;
+    }
+    // Writing to a vector cannot fail.
+    let _ = write!(out, "{:x}\r\n", data.len());
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// The last chunk of a chunked body (no trailers).
+pub const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
+
 /// Ends a chunked body.
 pub async fn write_last_chunk<W: AsyncWrite + Unpin>(w: &mut W) -> std::io::Result<()> {
-    w.write_all(b"0\r\n\r\n").await?;
+    w.write_all(LAST_CHUNK).await?;
     w.flush().await
 }
 

@@ -12,6 +12,13 @@
 //!   streams are [`client::EventStream`]s.
 //! - [`http1::Limits`] bounds head and body sizes, read times, idle time and connections.
 //!
+//! Tasks are spawned on smol's global executor. For the best latency, run the server as a
+//! task there too and only wait on the calling thread, as the `a2a-wire` command does:
+//! `smol::future::block_on(smol::spawn(server.run()))`. One thread then runs every task and
+//! drives the reactor between them; `smol::block_on(server.run())` instead makes the calling
+//! thread the I/O thread, and every ready socket is handed to the executor thread (see
+//! BENCHMARKS.md for the cost).
+//!
 //! ```no_run
 //! use a2a_wire_smol::agent::{agent_text, AgentExecutor, EventSink, RequestContext};
 //! use std::{future::Future, pin::Pin, sync::Arc};

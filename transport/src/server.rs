@@ -242,7 +242,10 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: TcpStream) {
         Ok(true) => {
             let io = Rewind { prefix: buf.take(), at: 0, stream };
             let s = shared.clone();
-            crate::grpc::serve(io, shared.limits, move |parts, body, responder| serve_grpc(s.clone(), parts, body, responder)).await;
+            // Boxed: an HTTP/2 connection's state is large, and inline it would size every
+            // HTTP/1.1 connection's task too.
+            Box::pin(crate::grpc::serve(io, shared.limits, move |parts, body, responder| serve_grpc(s.clone(), parts, body, responder)))
+                .await;
             return;
         }
         Ok(false) => {}
@@ -372,45 +375,67 @@ async fn serve_stream(
     id: CallId,
     rx: async_channel::Receiver<StreamItem>,
 ) -> bool {
+    use smol::io::AsyncWriteExt;
     let mut started = false;
+    let mut out = Vec::new();
     loop {
-        let item = rx.recv().await.unwrap_or(StreamItem::End(Some(A2aError::new(ErrorKind::Unavailable))));
-        match item {
-            StreamItem::Refused(e) => {
-                let resp = shared.endpoint.respond(&call, Err(e));
-                return http1::write_response(stream, resp.status, &resp.headers, &resp.body, false).await.is_ok();
+        let first = rx.recv().await.unwrap_or(StreamItem::End(Some(A2aError::new(ErrorKind::Unavailable))));
+        if let StreamItem::Refused(e) = first {
+            let resp = shared.endpoint.respond(&call, Err(e));
+            return http1::write_response(stream, resp.status, &resp.headers, &resp.body, false).await.is_ok();
+        }
+        if !started {
+            let head = shared.endpoint.stream_start(&call);
+            if http1::write_stream_head(stream, head.status, &head.headers).await.is_err() {
+                let _ = shared.commands.send(Command::Closed { call: id }).await;
+                return false;
             }
-            StreamItem::Event(ev) => {
-                if !started {
-                    let head = shared.endpoint.stream_start(&call);
-                    if http1::write_stream_head(stream, head.status, &head.headers).await.is_err() {
-                        let _ = shared.commands.send(Command::Closed { call: id }).await;
-                        return false;
-                    }
-                    started = true;
+            started = true;
+        }
+        // Every event is written as soon as it is there; events that are already queued
+        // (a fast agent, a slow reader) share one write instead of one system call each.
+        out.clear();
+        let mut item = Some(first);
+        let mut ended = false;
+        let mut batched = 0;
+        while let Some(it) = item.take() {
+            match it {
+                StreamItem::Event(ev) => {
+                    let mut bytes = Vec::new();
+                    shared.endpoint.stream_event(&call, &ev, &mut bytes);
+                    http1::frame_chunk(&mut out, &bytes);
                 }
-                let mut bytes = Vec::new();
-                shared.endpoint.stream_event(&call, &ev, &mut bytes);
-                if http1::write_chunk(stream, &bytes).await.is_err() {
-                    // The client went away: the task goes on.
-                    let _ = shared.commands.send(Command::Closed { call: id }).await;
-                    return false;
+                StreamItem::End(error) => {
+                    let end = shared.endpoint.stream_end(&call, error.as_ref());
+                    http1::frame_chunk(&mut out, &end.body);
+                    out.extend_from_slice(http1::LAST_CHUNK);
+                    ended = true;
+                    break;
                 }
+                // Refused only comes first, before any event.
+                StreamItem::Refused(_) => {}
             }
-            StreamItem::End(error) => {
-                if !started {
-                    let head = shared.endpoint.stream_start(&call);
-                    if http1::write_stream_head(stream, head.status, &head.headers).await.is_err() {
-                        return false;
-                    }
-                }
-                let end = shared.endpoint.stream_end(&call, error.as_ref());
-                let ok = http1::write_chunk(stream, &end.body).await.is_ok() && http1::write_last_chunk(stream).await.is_ok();
-                return ok;
+            batched += 1;
+            if batched < STREAM_BATCH {
+                item = rx.try_recv().ok();
             }
+        }
+        let written = stream.write_all(&out).await.is_ok() && stream.flush().await.is_ok();
+        if !written {
+            // The client went away: the task goes on.
+            if !ended {
+                let _ = shared.commands.send(Command::Closed { call: id }).await;
+            }
+            return false;
+        }
+        if ended {
+            return true;
         }
     }
 }
+
+/// Largest number of stream events written with one system call.
+const STREAM_BATCH: usize = 64;
 
 /// Serves one gRPC request (already read whole).
 async fn serve_grpc(shared: Arc<Shared>, parts: http::request::Parts, body: Vec<u8>, mut responder: crate::grpc::Responder) {
@@ -474,25 +499,26 @@ async fn engine_task<S: TaskStore + Send + 'static>(
         Driver { replies: HashMap::new(), cancels: HashMap::new(), hooks: crate::webhook::Queues::default(), tx, executor, webhooks };
     // Runs lost with a previous process (persistent stores) start again.
     engine.resume_lost_runs();
+    engine.flush_store();
     state.drain(&mut engine);
     while let Ok(cmd) = rx.recv().await {
-        match cmd {
-            Command::Call { call, ctx, request, reply } => {
-                state.replies.insert(call, reply);
-                engine.handle_call(call, ctx, request, now());
-            }
-            Command::Agent { task_id, event } => {
-                // A refused event is the agent's bug; the engine kept the task intact.
-                let _ = engine.handle_agent(&task_id, event, now());
-            }
-            Command::Closed { call } => {
-                engine.handle_call_closed(call);
-                state.replies.remove(&call);
+        state.handle(&mut engine, cmd);
+        // Whatever else is already queued joins this turn (bounded, so outputs keep flowing
+        // under any load): one store flush then covers all of it, and it happens before any
+        // of its outputs is delivered.
+        for _ in 1..ENGINE_BATCH {
+            match rx.try_recv() {
+                Ok(cmd) => state.handle(&mut engine, cmd),
+                Err(_) => break,
             }
         }
+        engine.flush_store();
         state.drain(&mut engine);
     }
 }
+
+/// Largest number of commands the engine task handles between two store flushes.
+const ENGINE_BATCH: usize = 256;
 
 /// Carries out the engine's outputs.
 struct Driver {
@@ -505,6 +531,23 @@ struct Driver {
 }
 
 impl Driver {
+    fn handle<S: TaskStore>(&mut self, engine: &mut Engine<S>, cmd: Command) {
+        match cmd {
+            Command::Call { call, ctx, request, reply } => {
+                self.replies.insert(call, reply);
+                engine.handle_call(call, ctx, request, now());
+            }
+            Command::Agent { task_id, event } => {
+                // A refused event is the agent's bug; the engine kept the task intact.
+                let _ = engine.handle_agent(&task_id, event, now());
+            }
+            Command::Closed { call } => {
+                engine.handle_call_closed(call);
+                self.replies.remove(&call);
+            }
+        }
+    }
+
     fn drain<S: TaskStore>(&mut self, engine: &mut Engine<S>) {
         while let Some(out) = engine.poll_output() {
             match out {
@@ -547,11 +590,21 @@ impl Driver {
                         cancel,
                     };
                     let run = self.executor.execute(ctx, sink.clone());
-                    smol::spawn(async move {
-                        run.await;
+                    let mut run = Box::pin(async move {
+                        // A panicking agent ends its run like a returning one: the engine
+                        // then answers whoever waits on it.
+                        use smol::future::FutureExt;
+                        let _ = std::panic::AssertUnwindSafe(run).catch_unwind().await;
                         sink.done();
-                    })
-                    .detach();
+                    });
+                    // The first poll runs here: an agent that answers without waiting (the
+                    // common case) finishes with no task spawned and no wake-up; its events
+                    // are queued for this engine task's next turns. One that waits goes on as
+                    // a task of its own, polled again at once with a real waker.
+                    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+                    if std::future::Future::poll(run.as_mut(), &mut cx).is_pending() {
+                        smol::spawn(run).detach();
+                    }
                 }
                 Output::CancelExecution { task_id } => {
                     if let Some(c) = self.cancels.remove(&task_id) {

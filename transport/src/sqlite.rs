@@ -1,11 +1,13 @@
 //! A persistent task store on SQLite (rusqlite with its bundled library): tasks with their
 //! history, artifacts and push configs, and the message-id index, survive a restart.
 //!
-//! Reads are served from memory; every change is written through in the same call
-//! ([`TaskStore::touched`]) with SQLite in WAL mode, so a killed process loses nothing it
-//! had answered. A write that fails (disk full, file removed) is counted and reported by
-//! [`SqliteStore::write_errors`]; the in-memory state stays right and the next change of the
-//! same task writes it whole again.
+//! Reads are served from memory. Changes are collected and written in one transaction by
+//! [`TaskStore::flush`], which the server calls before it answers anyone (and dropping the
+//! store flushes too); with SQLite in WAL mode a killed process loses nothing it had
+//! answered. One transaction per batch of calls instead of one per change is what makes the
+//! store fast under load (BENCHMARKS.md). A write that fails (disk full, file removed) is
+//! counted and reported by [`SqliteStore::write_errors`]; the in-memory state stays right and
+//! the next change of the same task writes it whole again.
 //!
 //! Rows hold the protobuf encoding of the v1.0 model (compact, and the same bytes the gRPC
 //! binding uses). The schema carries a version; a file from a newer schema is refused.
@@ -45,6 +47,10 @@ pub struct SqliteStore {
     db: Connection,
     mem: MemoryStore,
     write_errors: u64,
+    /// Tasks changed since the last flush.
+    dirty: std::collections::BTreeSet<String>,
+    /// Message-index changes since the last flush: the task, or `None` to forget the key.
+    messages: std::collections::BTreeMap<String, Option<String>>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -140,7 +146,7 @@ impl SqliteStore {
                 mem.remember_message(key, task_id);
             }
         }
-        Ok(SqliteStore { db, mem, write_errors: 0 })
+        Ok(SqliteStore { db, mem, write_errors: 0, dirty: Default::default(), messages: Default::default() })
     }
 
     /// How many writes failed since the store was opened.
@@ -148,15 +154,37 @@ impl SqliteStore {
         self.write_errors
     }
 
-    fn write(&mut self, id: &str) {
-        let Some(t) = self.mem.get(id) else { return };
-        let (push, push_versions) = encode_push(&t.push_configs);
-        let r = self.db.execute(
-            "INSERT INTO tasks (id, tenant, owner, task, closed_artifacts, push, push_versions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT(id) DO UPDATE SET tenant = ?2, owner = ?3, task = ?4, closed_artifacts = ?5, push = ?6, push_versions = ?7",
-            params![id, t.tenant, t.owner, t.record.task.encode_to_vec(), t.record.closed_artifacts.join("\n"), push, push_versions],
-        );
-        self.count(r);
+    /// Writes the collected changes in one transaction.
+    fn write_pending(&mut self) -> rusqlite::Result<()> {
+        let tx = self.db.transaction()?;
+        {
+            let mut put = tx.prepare_cached(
+                "INSERT INTO tasks (id, tenant, owner, task, closed_artifacts, push, push_versions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT(id) DO UPDATE SET tenant = ?2, owner = ?3, task = ?4, closed_artifacts = ?5, push = ?6, push_versions = ?7",
+            )?;
+            for id in &self.dirty {
+                let Some(t) = self.mem.get(id) else { continue };
+                let (push, push_versions) = encode_push(&t.push_configs);
+                put.execute(params![
+                    id,
+                    t.tenant,
+                    t.owner,
+                    t.record.task.encode_to_vec(),
+                    t.record.closed_artifacts.join("\n"),
+                    push,
+                    push_versions
+                ])?;
+            }
+            let mut remember = tx.prepare_cached("INSERT OR REPLACE INTO messages (key, task_id) VALUES (?1, ?2)")?;
+            let mut forget = tx.prepare_cached("DELETE FROM messages WHERE key = ?1")?;
+            for (key, task) in &self.messages {
+                match task {
+                    Some(task_id) => remember.execute(params![key, task_id])?,
+                    None => forget.execute(params![key])?,
+                };
+            }
+        }
+        tx.commit()
     }
 
     fn count<T>(&mut self, r: rusqlite::Result<T>) {
@@ -177,12 +205,13 @@ impl TaskStore for SqliteStore {
         self.mem.get_mut(id)
     }
     fn insert(&mut self, task: StoredTask) {
-        let id = task.record.task.id.clone();
+        self.dirty.insert(task.record.task.id.clone());
         self.mem.insert(task);
-        self.write(&id);
     }
     fn touched(&mut self, id: &str) {
-        self.write(id);
+        if !self.dirty.contains(id) {
+            self.dirty.insert(String::from(id));
+        }
     }
     fn iter(&self) -> Box<dyn Iterator<Item = &StoredTask> + '_> {
         self.mem.iter()
@@ -191,17 +220,33 @@ impl TaskStore for SqliteStore {
         self.mem.message_task(key)
     }
     fn remember_message(&mut self, key: String, task_id: String) {
-        let r = self.db.execute("INSERT OR REPLACE INTO messages (key, task_id) VALUES (?1, ?2)", params![key, task_id]);
-        self.count(r);
+        self.messages.insert(key.clone(), Some(task_id.clone()));
         self.mem.remember_message(key, task_id);
     }
     fn forget_message(&mut self, key: &str) {
-        let r = self.db.execute("DELETE FROM messages WHERE key = ?1", params![key]);
-        self.count(r);
+        self.messages.insert(String::from(key), None);
         self.mem.forget_message(key);
     }
     fn len(&self) -> usize {
         self.mem.len()
+    }
+    fn flush(&mut self) {
+        if self.dirty.is_empty() && self.messages.is_empty() {
+            return;
+        }
+        let r = self.write_pending();
+        // On failure the changes stay collected: the next flush writes them again, whole.
+        if r.is_ok() {
+            self.dirty.clear();
+            self.messages.clear();
+        }
+        self.count(r);
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 
@@ -245,6 +290,7 @@ mod tests {
             let t = s.get_mut("t1").unwrap();
             t.record.task.status = Some(v1::TaskStatus { state: v1::TaskState::Completed as i32, ..Default::default() });
             s.touched("t1");
+            s.flush();
             assert_eq!(s.write_errors(), 0);
         }
         let s = SqliteStore::open(&dir).unwrap();

@@ -387,6 +387,13 @@ impl<S: TaskStore> Engine<S> {
         &self.store
     }
 
+    /// Makes the store's changes durable ([`TaskStore::flush`]). Call it before delivering
+    /// the outputs of the calls and events handled since the last flush: one flush may cover
+    /// many of them, which is how a persistent store batches its writes.
+    pub fn flush_store(&mut self) {
+        self.store.flush();
+    }
+
     /// Stops the engine and gives its store back (to hand it to a new engine, as a restarted
     /// server would).
     pub fn into_store(self) -> S {

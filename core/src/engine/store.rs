@@ -7,9 +7,9 @@
 
 use crate::task::TaskRecord;
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
+use hashbrown::HashTable;
 
 /// A task as stored: the record plus who may see it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -48,35 +48,146 @@ pub trait TaskStore {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Makes every change so far durable. A persistent store may collect the changes of
+    /// [`TaskStore::insert`], [`TaskStore::touched`] and the message index and write them here
+    /// in one transaction; a driver calls it (through [`super::Engine::flush_store`]) before it
+    /// delivers any output, so nothing a peer was told is lost in a crash. Memory stores have
+    /// nothing to do.
+    fn flush(&mut self) {}
 }
 
-/// Tasks in memory (a B-tree by id).
-#[derive(Clone, Debug, Default)]
+/// A hash map from string ids, for the in-memory store, split in [`SHARDS`] tables that grow
+/// one at a time. Growing a table allocates, faults in and fills a new one; for one table of
+/// half a million tasks that is a stall of tens of milliseconds every client would see in its
+/// tail latency, for a shard it is a sixty-fourth of that. Each slot keeps its key's hash, so
+/// a shard grows without reading any key again. Keys are hashed with foldhash keyed by a
+/// per-store seed, because message keys are chosen by peers.
+#[derive(Clone)]
+struct IdMap<V> {
+    shards: Vec<HashTable<Slot<V>>>,
+    seed: foldhash::fast::FixedState,
+}
+
+/// Number of tables of an [`IdMap`].
+const SHARDS: usize = 64;
+
+#[derive(Clone)]
+struct Slot<V> {
+    hash: u64,
+    key: String,
+    value: V,
+}
+
+impl<V> IdMap<V> {
+    fn new(seed: u64) -> Self {
+        IdMap { shards: (0..SHARDS).map(|_| HashTable::new()).collect(), seed: foldhash::fast::FixedState::with_seed(seed) }
+    }
+    /// The key's hash and its shard. The shard comes from bits 32..38, which the tables use
+    /// for neither the bucket index (low bits) nor the tag (top 7 bits).
+    fn locate(&self, key: &str) -> (u64, usize) {
+        let hash = core::hash::BuildHasher::hash_one(&self.seed, key);
+        (hash, (hash >> 32) as usize % SHARDS)
+    }
+    fn get(&self, key: &str) -> Option<&V> {
+        let (hash, shard) = self.locate(key);
+        self.shards.get(shard)?.find(hash, |s| s.key == key).map(|s| &s.value)
+    }
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        let (hash, shard) = self.locate(key);
+        self.shards.get_mut(shard)?.find_mut(hash, |s| s.key == key).map(|s| &mut s.value)
+    }
+    fn insert(&mut self, key: String, value: V) {
+        let (hash, shard) = self.locate(&key);
+        let Some(table) = self.shards.get_mut(shard) else { return };
+        match table.entry(hash, |s| s.key == key, |s| s.hash) {
+            hashbrown::hash_table::Entry::Occupied(mut e) => e.get_mut().value = value,
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                e.insert(Slot { hash, key, value });
+            }
+        }
+    }
+    fn remove(&mut self, key: &str) {
+        let (hash, shard) = self.locate(key);
+        if let Some(table) = self.shards.get_mut(shard) {
+            if let Ok(e) = table.find_entry(hash, |s| s.key == key) {
+                e.remove();
+            }
+        }
+    }
+    fn slots(&self) -> impl Iterator<Item = &Slot<V>> {
+        self.shards.iter().flat_map(|t| t.iter())
+    }
+    fn values(&self) -> impl Iterator<Item = &V> {
+        self.slots().map(|s| &s.value)
+    }
+    fn len(&self) -> usize {
+        self.shards.iter().map(HashTable::len).sum()
+    }
+}
+
+impl<V: core::fmt::Debug> core::fmt::Debug for IdMap<V> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.slots().map(|s| (&s.key, &s.value))).finish()
+    }
+}
+
+/// Tasks in memory: hash maps by id (see [`IdMap`]; a B-tree of string keys costs a pointer
+/// chase to a key's bytes at every comparison, which dominated the request path at a few
+/// hundred thousand tasks). Tasks are boxed so that growing the map moves pointers, not
+/// task records.
+#[derive(Clone, Debug)]
 pub struct MemoryStore {
-    tasks: BTreeMap<String, StoredTask>,
-    messages: BTreeMap<String, String>,
+    tasks: IdMap<Box<StoredTask>>,
+    messages: IdMap<String>,
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl MemoryStore {
-    /// An empty store.
+    /// An empty store. With the `std` feature its hash seed is random per store; without it
+    /// the seed is fixed, and a server facing untrusted peers should use
+    /// [`MemoryStore::with_seed`] with a random seed instead.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_seed(default_seed())
     }
+
+    /// An empty store whose hash maps are keyed by `seed`.
+    pub fn with_seed(seed: u64) -> Self {
+        MemoryStore { tasks: IdMap::new(seed), messages: IdMap::new(seed.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15) }
+    }
+}
+
+#[cfg(feature = "std")]
+fn default_seed() -> u64 {
+    use core::hash::{BuildHasher, Hasher as _};
+    // The standard library's per-process random keys.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(0x5eed);
+    h.finish()
+}
+
+#[cfg(not(feature = "std"))]
+fn default_seed() -> u64 {
+    0x243f_6a88_85a3_08d3
 }
 
 impl TaskStore for MemoryStore {
     fn get(&self, id: &str) -> Option<&StoredTask> {
-        self.tasks.get(id)
+        self.tasks.get(id).map(|t| &**t)
     }
     fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask> {
-        self.tasks.get_mut(id)
+        self.tasks.get_mut(id).map(|t| &mut **t)
     }
     fn insert(&mut self, task: StoredTask) {
-        self.tasks.insert(task.record.task.id.clone(), task);
+        self.tasks.insert(task.record.task.id.clone(), Box::new(task));
     }
     fn touched(&mut self, _id: &str) {}
     fn iter(&self) -> Box<dyn Iterator<Item = &StoredTask> + '_> {
-        Box::new(self.tasks.values())
+        Box::new(self.tasks.values().map(|t| &**t))
     }
     fn message_task(&self, key: &str) -> Option<&str> {
         self.messages.get(key).map(String::as_str)
