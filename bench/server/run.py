@@ -49,11 +49,20 @@ def pin(cpu, cmd):
 
 
 def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+    """A port p with p + 1 free too (the SDK servers put gRPC on the next port)."""
+    for _ in range(100):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        p = s.getsockname()[1]
+        s.close()
+        try:
+            t = socket.socket()
+            t.bind(("127.0.0.1", p + 1))
+            t.close()
+            return p
+        except OSError:
+            continue
+    raise RuntimeError("no two free adjacent ports")
 
 
 def wait_card(port, proc, timeout=60):

@@ -523,7 +523,8 @@ const ENGINE_BATCH: usize = 256;
 /// Carries out the engine's outputs.
 struct Driver {
     replies: HashMap<CallId, Reply>,
-    cancels: HashMap<String, CancelToken>,
+    /// The cancel token of each running agent run, by task (removed when the run ends).
+    cancels: HashMap<String, (a2a_wire::engine::ExecId, CancelToken)>,
     hooks: crate::webhook::Queues,
     tx: async_channel::Sender<Command>,
     executor: Arc<dyn AgentExecutor>,
@@ -538,6 +539,13 @@ impl Driver {
                 engine.handle_call(call, ctx, request, now());
             }
             Command::Agent { task_id, event } => {
+                if let AgentEvent::Done(exec) = &event {
+                    // The run is over: its cancel token goes (unless a newer run of the
+                    // same task replaced it).
+                    if self.cancels.get(&task_id).is_some_and(|(e, _)| e == exec) {
+                        self.cancels.remove(&task_id);
+                    }
+                }
                 // A refused event is the agent's bug; the engine kept the task intact.
                 let _ = engine.handle_agent(&task_id, event, now());
             }
@@ -576,7 +584,7 @@ impl Driver {
                 }
                 Output::Execute(e) => {
                     let cancel = CancelToken::default();
-                    self.cancels.insert(e.task_id.clone(), cancel.clone());
+                    self.cancels.insert(e.task_id.clone(), (e.id, cancel.clone()));
                     let sink = EventSink { task_id: e.task_id.clone(), exec: e.id, tx: self.tx.clone() };
                     let task = engine.store().get(&e.task_id).map(|t| t.record.task.clone());
                     let ctx = RequestContext {
@@ -607,7 +615,7 @@ impl Driver {
                     }
                 }
                 Output::CancelExecution { task_id } => {
-                    if let Some(c) = self.cancels.remove(&task_id) {
+                    if let Some((_, c)) = self.cancels.remove(&task_id) {
                         c.cancel();
                     }
                 }
@@ -616,6 +624,47 @@ impl Driver {
                     Err(e) => eprintln!("a2a-wire: webhook for task {} not encoded: {e}", config.task_id),
                 },
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finished_runs_leave_no_cancel_token_behind() {
+        // A token per run that outlived it grew the map forever (and its rehashes stalled
+        // every client for tens of milliseconds at a few hundred thousand tasks).
+        let (tx, rx) = async_channel::unbounded();
+        let mut engine = Engine::new(EngineConfig::default(), MemoryStore::new(), 1);
+        let mut d = Driver {
+            replies: HashMap::new(),
+            cancels: HashMap::new(),
+            hooks: crate::webhook::Queues::default(),
+            tx,
+            executor: Arc::new(crate::demo::EchoAgent::default()),
+            webhooks: Default::default(),
+        };
+        for i in 0..3 {
+            let (reply, answer) = async_channel::bounded(1);
+            let message = v1::Message {
+                message_id: format!("m{i}"),
+                role: v1::Role::User as i32,
+                parts: vec![crate::agent::text_part("hello")],
+                ..Default::default()
+            };
+            let request = Request::SendMessage(v1::SendMessageRequest { message: Some(message), ..Default::default() });
+            d.handle(&mut engine, Command::Call { call: CallId(i), ctx: CallContext::default(), request, reply: Reply::Unary(reply) });
+            d.drain(&mut engine);
+            assert_eq!(d.cancels.len(), 1, "a running agent has its token");
+            // The echo agent finished in its first poll; its events wait in the queue.
+            while let Ok(cmd) = rx.try_recv() {
+                d.handle(&mut engine, cmd);
+                d.drain(&mut engine);
+            }
+            assert!(matches!(answer.try_recv(), Ok(Ok(Response::SendMessage(_)))), "call {i} answered");
+            assert!(d.cancels.is_empty(), "{} cancel token(s) left after run {i}", d.cancels.len());
         }
     }
 }
