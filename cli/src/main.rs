@@ -121,8 +121,8 @@ fn main() -> ExitCode {
         }
         // The server runs as a task on smol's executor thread, which also drives the reactor
         // between tasks; this thread only waits. One thread then does everything, with no
-        // hand-off of every ready socket from an I/O thread to an executor thread (measured in
-        // BENCHMARKS.md: a context switch per request and milliseconds of tail latency).
+        // hand-off of every ready socket from an I/O thread to an executor thread (BENCHMARKS.md
+        // has the context switches it saves).
         smol::future::block_on(smol::spawn(async move { serve(&args).await }))
     } else {
         smol::block_on(run(&args, &out))
