@@ -6,8 +6,10 @@
 //! store flushes too); with SQLite in WAL mode a killed process loses nothing it had
 //! answered. One transaction per batch of calls instead of one per change is what makes the
 //! store fast under load (BENCHMARKS.md). A write that fails (disk full, file removed) is
-//! counted and reported by [`SqliteStore::write_errors`]; the in-memory state stays right and
-//! the next change of the same task writes it whole again.
+//! counted and reported by [`SqliteStore::write_errors`]; the in-memory state stays right,
+//! answers still go out (durability is lost only while the disk refuses writes), and the
+//! collected changes are written again at most once per [`RETRY_AFTER_FAILURE`], so a disk
+//! that stays full does not turn every engine turn into a rewrite of the backlog.
 //!
 //! Rows hold the protobuf encoding of the v1.0 model (compact, and the same bytes the gRPC
 //! binding uses). The schema carries a version; a file from a newer schema is refused.
@@ -23,6 +25,9 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 
 const SCHEMA_VERSION: i64 = 1;
+
+/// How long a store whose write failed waits before it writes its changes again.
+pub const RETRY_AFTER_FAILURE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Why a store could not be opened.
 #[derive(Debug)]
@@ -51,6 +56,8 @@ pub struct SqliteStore {
     dirty: std::collections::BTreeSet<String>,
     /// Message-index changes since the last flush: the task, or `None` to forget the key.
     messages: std::collections::BTreeMap<String, Option<String>>,
+    /// When the last write failed (the next try waits for [`RETRY_AFTER_FAILURE`]).
+    failed_at: Option<std::time::Instant>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -146,7 +153,7 @@ impl SqliteStore {
                 mem.remember_message(key, task_id);
             }
         }
-        Ok(SqliteStore { db, mem, write_errors: 0, dirty: Default::default(), messages: Default::default() })
+        Ok(SqliteStore { db, mem, write_errors: 0, dirty: Default::default(), messages: Default::default(), failed_at: None })
     }
 
     /// How many writes failed since the store was opened.
@@ -231,14 +238,26 @@ impl TaskStore for SqliteStore {
         self.mem.len()
     }
     fn flush(&mut self) {
+        if self.failed_at.is_some_and(|t| t.elapsed() < RETRY_AFTER_FAILURE) {
+            return;
+        }
+        self.write_now();
+    }
+}
+
+impl SqliteStore {
+    /// Writes the collected changes now. On failure they stay collected, to be written again.
+    fn write_now(&mut self) {
         if self.dirty.is_empty() && self.messages.is_empty() {
             return;
         }
         let r = self.write_pending();
-        // On failure the changes stay collected: the next flush writes them again, whole.
         if r.is_ok() {
             self.dirty.clear();
             self.messages.clear();
+            self.failed_at = None;
+        } else {
+            self.failed_at = Some(std::time::Instant::now());
         }
         self.count(r);
     }
@@ -246,7 +265,7 @@ impl TaskStore for SqliteStore {
 
 impl Drop for SqliteStore {
     fn drop(&mut self) {
-        self.flush();
+        self.write_now();
     }
 }
 
@@ -298,6 +317,32 @@ mod tests {
         want.record.task.status = Some(v1::TaskStatus { state: v1::TaskState::Completed as i32, ..Default::default() });
         assert_eq!(s.get("t1"), Some(&want));
         assert_eq!((s.message_task("k1"), s.message_task("k2"), s.len()), (Some("t1"), None, 1));
+        drop(s);
+        let _ = std::fs::remove_file(&dir);
+    }
+
+    #[test]
+    fn a_failed_write_is_retried_after_a_pause_and_then_lands() {
+        let dir = std::env::temp_dir().join(format!("a2a-wire-store-{}-{}", std::process::id(), line!()));
+        let _ = std::fs::remove_file(&dir);
+        {
+            let mut s = SqliteStore::open(&dir).unwrap();
+            s.db.pragma_update(None, "query_only", "ON").unwrap();
+            s.insert(stored("t1"));
+            s.flush();
+            assert_eq!(s.write_errors(), 1);
+            // Within the pause the store does not try again.
+            s.touched("t1");
+            s.flush();
+            assert_eq!(s.write_errors(), 1);
+            // After it, the collected change is written.
+            s.db.pragma_update(None, "query_only", "OFF").unwrap();
+            s.failed_at = std::time::Instant::now().checked_sub(RETRY_AFTER_FAILURE);
+            s.flush();
+            assert_eq!((s.write_errors(), s.dirty.len()), (1, 0));
+        }
+        let s = SqliteStore::open(&dir).unwrap();
+        assert_eq!(s.get("t1"), Some(&stored("t1")));
         drop(s);
         let _ = std::fs::remove_file(&dir);
     }

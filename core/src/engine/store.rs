@@ -51,7 +51,8 @@ pub trait TaskStore {
     /// Makes every change so far durable. A persistent store may collect the changes of
     /// [`TaskStore::insert`], [`TaskStore::touched`] and the message index and write them here
     /// in one transaction; a driver calls it (through [`super::Engine::flush_store`]) before it
-    /// delivers any output, so nothing a peer was told is lost in a crash. Memory stores have
+    /// delivers any output, so that what a peer was told survives a crash (as far as the
+    /// store's writes succeed; a store reports its failures its own way). Memory stores have
     /// nothing to do.
     fn flush(&mut self) {}
 }
@@ -200,5 +201,60 @@ impl TaskStore for MemoryStore {
     }
     fn len(&self) -> usize {
         self.tasks.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    #[test]
+    fn the_id_map_keeps_every_key_through_growth_replacement_and_removal() {
+        let mut m: IdMap<u32> = IdMap::new(7);
+        // Enough keys for every shard to grow several times.
+        for i in 0..20_000u32 {
+            m.insert(format!("task-{i}"), i);
+        }
+        assert_eq!(m.len(), 20_000);
+        for i in (0..20_000u32).step_by(997) {
+            assert_eq!(m.get(&format!("task-{i}")), Some(&i));
+        }
+        m.insert(String::from("task-5"), 100_005);
+        *m.get_mut("task-6").unwrap() = 100_006;
+        m.remove("task-7");
+        m.remove("no-such-key");
+        assert_eq!((m.get("task-5"), m.get("task-6"), m.get("task-7"), m.len()), (Some(&100_005), Some(&100_006), None, 19_999));
+        let mut all: Vec<u32> = m.values().copied().collect();
+        all.sort_unstable();
+        assert_eq!(all.len(), 19_999);
+        assert_eq!(all.iter().filter(|v| **v > 20_000).count(), 2);
+        // Keys are spread over the shards, not piled into a few.
+        let used = m.shards.iter().filter(|t| !t.is_empty()).count();
+        assert_eq!(used, SHARDS);
+    }
+
+    #[test]
+    fn stores_with_different_seeds_hold_the_same_tasks() {
+        let mut a = MemoryStore::with_seed(1);
+        let mut b = MemoryStore::with_seed(2);
+        for i in 0..100 {
+            let mut t = StoredTask::default();
+            t.record.task.id = format!("t{i}");
+            a.insert(t.clone());
+            b.insert(t);
+            a.remember_message(format!("m{i}"), format!("t{i}"));
+            b.remember_message(format!("m{i}"), format!("t{i}"));
+        }
+        a.forget_message("m3");
+        b.forget_message("m3");
+        for i in 0..100 {
+            let id = format!("t{i}");
+            assert_eq!(a.get(&id).map(|t| &t.record.task.id), Some(&id));
+            assert_eq!(a.get(&id), b.get(&id));
+            assert_eq!(a.message_task(&format!("m{i}")), b.message_task(&format!("m{i}")));
+        }
+        assert_eq!((a.len(), a.message_task("m3"), a.message_task("m4")), (100, None, Some("t4")));
+        assert_eq!(a.iter().count(), 100);
     }
 }
