@@ -7,8 +7,9 @@ Installs wrk (Debian package) if missing; expects `make interop`'s SDK installs
 (target/interop-py-venv, tests/interop/js/node_modules) and release builds of
 `a2a-wire`, `floor-server` and `server-load` (`make bench-server` does all of it).
 
-1. Non-streaming JSON-RPC SendMessage with wrk (../shared/bench/sendmessage.lua, 32
-   connections, 1 thread): each server pinned to CPU 0, wrk to CPU 1, `repeats` runs of
+1. Non-streaming JSON-RPC SendMessage with wrk (bench/server/sendmessage.lua, a copy of the
+   project's shared ../shared/bench/sendmessage.lua; 32 connections, 1 thread): each server
+   pinned to CPU 0, wrk to CPU 1, `repeats` runs of
    `seconds` each after a warm-up; medians of requests/s, p50 and p99. Servers: a2a-wire
    (memory store, and SQLite store), the floor (bench/src/bin/floor_server.rs: the cheapest
    HTTP/1.1 server on the same runtime, answering with the bytes of a real a2a-wire answer),
@@ -37,9 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = ROOT / "target"
 REL = TARGET / "release"
-# The measured load script is the project's shared one; the warm-up script is ours and uses
-# message ids of its own, so that every measured call creates a new task.
-LUA = Path(os.environ.get("A2A_BENCH_LUA", ROOT.parent / "shared" / "bench" / "sendmessage.lua"))
+# The measured load script is the project's shared one (a copy lives next to this file); the
+# warm-up script is ours and uses message ids of its own, so that every measured call creates
+# a new task.
+LUA = Path(os.environ.get("A2A_BENCH_LUA", ROOT / "bench" / "server" / "sendmessage.lua"))
 WARMUP_LUA = ROOT / "bench" / "server" / "warmup.lua"
 HAS_TASKSET = shutil.which("taskset") is not None
 
@@ -152,7 +154,7 @@ def main():
     ap.add_argument("--skip-sdks", action="store_true")
     args = ap.parse_args()
     if not LUA.exists():
-        sys.exit(f"run.py: no load script at {LUA} (set A2A_BENCH_LUA to the shared sendmessage.lua)")
+        sys.exit(f"run.py: no load script at {LUA} (A2A_BENCH_LUA names another one)")
     results = {"machine": os.uname().release, "cpus": os.cpu_count(), "seconds": args.seconds, "repeats": args.repeats}
 
     # --- 1. SendMessage with wrk -------------------------------------------------------------
