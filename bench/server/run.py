@@ -25,6 +25,7 @@ Every server listens on 127.0.0.1 and every run is bounded by a timeout.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -45,26 +46,20 @@ LUA = Path(os.environ.get("A2A_BENCH_LUA", ROOT / "bench" / "server" / "sendmess
 WARMUP_LUA = ROOT / "bench" / "server" / "warmup.lua"
 HAS_TASKSET = shutil.which("taskset") is not None
 
-
-def pin(cpu, cmd):
-    return (["taskset", "-c", str(cpu)] if HAS_TASKSET else []) + cmd
+# Port picking and waiting are the interop runner's (tests/interop/run.py).
+_spec = importlib.util.spec_from_file_location("interop_run", ROOT / "tests" / "interop" / "run.py")
+_interop = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_interop)
+wait_port = _interop.wait_port
 
 
 def free_port():
     """A port p with p + 1 free too (the SDK servers put gRPC on the next port)."""
-    for _ in range(100):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        p = s.getsockname()[1]
-        s.close()
-        try:
-            t = socket.socket()
-            t.bind(("127.0.0.1", p + 1))
-            t.close()
-            return p
-        except OSError:
-            continue
-    raise RuntimeError("no two free adjacent ports")
+    return _interop.free_port(2)
+
+
+def pin(cpu, cmd):
+    return (["taskset", "-c", str(cpu)] if HAS_TASKSET else []) + cmd
 
 
 def wait_card(port, proc, timeout=60):
@@ -83,19 +78,6 @@ def wait_card(port, proc, timeout=60):
             pass
         time.sleep(0.3)
     raise RuntimeError(f"no card on {port}")
-
-
-def wait_port(port, proc, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"nothing on {port}")
 
 
 class Server:

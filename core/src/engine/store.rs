@@ -32,7 +32,7 @@ pub trait TaskStore {
     fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask>;
     /// Adds a new task.
     fn insert(&mut self, task: StoredTask);
-    /// The task `id` changed (persistent stores write it).
+    /// The task `id` changed (persistent stores write it, at once or at the next [`TaskStore::flush`]).
     fn touched(&mut self, id: &str);
     /// Every task, in any order (for listing).
     fn iter(&self) -> Box<dyn Iterator<Item = &StoredTask> + '_>;
