@@ -30,11 +30,14 @@ fn cycle(engine: &mut Engine<MemoryStore>, n: u64) {
         now,
     );
     let mut task_id = String::new();
+    let mut run = None;
     while let Some(o) = engine.poll_output() {
         if let Output::Execute(e) = o {
             task_id = e.task_id;
+            run = Some(e.id);
         }
     }
+    let run = run.expect("the message started a run");
     let reply = v1::Message {
         message_id: format!("r-{n}"),
         role: v1::Role::Agent as i32,
@@ -42,10 +45,10 @@ fn cycle(engine: &mut Engine<MemoryStore>, n: u64) {
         ..Default::default()
     };
     let artifact = v1::Artifact { artifact_id: "echo".into(), parts: reply.parts.clone(), ..Default::default() };
-    engine.handle_agent(&task_id, AgentEvent::Artifact { artifact, append: false, last_chunk: true }, now).unwrap();
+    engine.handle_agent(run, AgentEvent::Artifact { artifact, append: false, last_chunk: true }, now).unwrap();
     engine
         .handle_agent(
-            &task_id,
+            run,
             AgentEvent::Status(v1::TaskStatus { state: v1::TaskState::Completed as i32, message: Some(reply), timestamp: None }),
             now,
         )

@@ -38,7 +38,9 @@ fn serve(endpoint: &Endpoint, engine: &mut Engine<MemoryStore>, id: u64, req: &H
         Ok(c) => c,
         Err(r) => return r,
     };
-    let Operation::Task(request) = call.operation.clone() else { unreachable!("bench sends task operations") };
+    let Operation::Task(request) = call.operation.clone() else {
+        return endpoint.respond(&call, Err(a2a_wire::error::A2aError::new(a2a_wire::error::ErrorKind::MethodNotFound)));
+    };
     engine.handle_call(CallId(id), call.engine_context(None), request, now);
     let mut answer = None;
     while let Some(o) = engine.poll_output() {
@@ -46,11 +48,11 @@ fn serve(endpoint: &Endpoint, engine: &mut Engine<MemoryStore>, id: u64, req: &H
             Output::Execute(e) => {
                 let reply = v1::Message { message_id: format!("r-{id}"), role: 2, parts: e.message.parts.clone(), ..Default::default() };
                 let artifact = v1::Artifact { artifact_id: "echo".into(), parts: e.message.parts, ..Default::default() };
-                engine.handle_agent(&e.task_id, AgentEvent::Artifact { artifact, append: false, last_chunk: true }, now).unwrap();
+                engine.handle_agent(e.id, AgentEvent::Artifact { artifact, append: false, last_chunk: true }, now).unwrap();
                 engine
-                    .handle_agent(&e.task_id, AgentEvent::Status(v1::TaskStatus { state: 3, message: Some(reply), timestamp: None }), now)
+                    .handle_agent(e.id, AgentEvent::Status(v1::TaskStatus { state: 3, message: Some(reply), timestamp: None }), now)
                     .unwrap();
-                engine.handle_agent(&e.task_id, AgentEvent::Done(e.id), now).unwrap();
+                engine.handle_run_end(e.id, a2a_wire::engine::RunEnd::Finished, now);
             }
             Output::Respond { result, .. } => answer = Some(endpoint.respond(&call, result)),
             _ => {}

@@ -5,37 +5,11 @@
 //! ([`crate::task::TaskRecord`]), so chunks assemble the same way on both sides, and it knows
 //! when the task has settled (terminal, or waiting for the client).
 
-use crate::error::Received;
+pub use crate::error::ClientError;
 use crate::proto::google::protobuf::Timestamp;
 use crate::task::{self, Rejection, StateClass, TaskRecord};
 use crate::v1;
 use alloc::string::String;
-
-/// Why a call did not give a result.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ClientError {
-    /// The peer answered with an error (an A2A error, or one without A2A meaning such as a
-    /// proxy's bare 404).
-    Remote(Received),
-    /// The peer's answer does not follow the protocol.
-    Protocol(String),
-    /// The request cannot be expressed on the selected interface (e.g. ListTasks in v0.3).
-    Local(String),
-}
-
-impl core::fmt::Display for ClientError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            ClientError::Remote(Received::A2a(e)) => write!(f, "{e}"),
-            ClientError::Remote(Received::NotA2a { status, message }) => write!(f, "not an A2A error: status {status} {message}"),
-            ClientError::Protocol(m) => write!(f, "protocol error: {m}"),
-            ClientError::Local(m) => write!(f, "cannot send: {m}"),
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for ClientError {}
 
 /// What a `SendMessage` answered.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,11 +88,12 @@ impl TaskTracker {
 
 // ---------------------------------------------------------------- the sans-IO client
 
-use crate::binding::{grpc, jsonrpc, rest, sse, Method, Operation};
+use crate::binding::{grpc, jsonrpc, rest, sse};
 use crate::card::{Binding, SelectedInterface};
-use crate::engine::Response;
 use crate::error::classify_http;
 use crate::http::{HttpResponse, OutgoingRequest};
+use crate::op::Response;
+use crate::op::{Method, Operation};
 use alloc::vec::Vec;
 use serde_json::Value;
 

@@ -117,45 +117,49 @@ impl GrpcCode {
 }
 
 /// What went wrong, independent of the binding.
+///
+/// The numbers are stable: they cross the C, Python and Node boundaries, and a number is
+/// never reused for another kind (a test pins them). 0 is never a kind.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u32)]
 pub enum ErrorKind {
     /// The task does not exist or the caller may not see it.
-    TaskNotFound,
+    TaskNotFound = 1,
     /// The task is in a terminal state and cannot be canceled.
-    TaskNotCancelable,
+    TaskNotCancelable = 2,
     /// The agent does not support push notifications.
-    PushNotificationNotSupported,
+    PushNotificationNotSupported = 3,
     /// The operation, or an aspect of it, is not supported (including a message to a terminal
     /// task, a subscription to one, and streaming or the extended card when the card does not
     /// declare them).
-    UnsupportedOperation,
+    UnsupportedOperation = 4,
     /// A media type in the request is not supported.
-    ContentTypeNotSupported,
+    ContentTypeNotSupported = 5,
     /// An agent produced a response that does not conform to the spec.
-    InvalidAgentResponse,
+    InvalidAgentResponse = 6,
     /// The card declares an extended card, but none is configured.
-    ExtendedAgentCardNotConfigured,
+    ExtendedAgentCardNotConfigured = 7,
     /// The client did not declare an extension the agent requires.
-    ExtensionSupportRequired,
+    ExtensionSupportRequired = 8,
     /// The requested protocol version is not served by this interface.
-    VersionNotSupported,
+    VersionNotSupported = 9,
     /// The body is not JSON (JSON-RPC -32700).
-    JsonParse,
+    JsonParse = 10,
     /// Not a valid request envelope (JSON-RPC -32600).
-    InvalidRequest,
+    InvalidRequest = 11,
     /// No such method (JSON-RPC -32601).
-    MethodNotFound,
+    MethodNotFound = 12,
     /// Validation: invalid parameters, with the field violations (JSON-RPC -32602).
-    InvalidParams,
+    InvalidParams = 13,
     /// An internal failure (JSON-RPC -32603).
-    Internal,
+    Internal = 14,
     /// Missing or invalid credentials.
-    Unauthenticated,
+    Unauthenticated = 15,
     /// The caller lacks a permission.
-    PermissionDenied,
+    PermissionDenied = 16,
     /// Temporarily unavailable; retry later.
-    Unavailable,
+    Unavailable = 17,
 }
 
 /// How one [`ErrorKind`] looks on each binding.
@@ -223,14 +227,22 @@ impl ErrorKind {
     pub fn spec(self) -> &'static ErrorSpec {
         // ERROR_TABLE has one row per kind, in declaration order (checked by a unit test), so
         // the index is in bounds; fall back to a linear search to stay panic-free regardless.
-        match ERROR_TABLE.get(self as usize) {
+        match ERROR_TABLE.get((self as usize).wrapping_sub(1)) {
             Some(s) if s.kind == self => s,
             _ => ERROR_TABLE.iter().find(|s| s.kind == self).unwrap_or(&ERROR_TABLE[13]),
         }
     }
     /// True for the nine A2A-specific errors.
     pub fn is_a2a_specific(self) -> bool {
-        (self as usize) < 9
+        (self as u32) <= 9
+    }
+    /// The stable number of this kind (see the type's docs).
+    pub fn number(self) -> u32 {
+        self as u32
+    }
+    /// The kind with this stable number.
+    pub fn from_number(n: u32) -> Option<ErrorKind> {
+        ERROR_TABLE.iter().map(|s| s.kind).find(|k| k.number() == n)
     }
     /// The kind for an `ErrorInfo.reason`, with the v1.0 names and the v0.3 SDKs' alias
     /// `AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED`.
@@ -315,7 +327,7 @@ impl A2aError {
     }
     /// VersionNotSupported, with `requestedVersion` and `supportedVersions` (comma-separated)
     /// so that a client knows whether to upgrade or switch interface.
-    pub fn version_not_supported(requested: &str, supported: &[crate::version::ProtocolVersion]) -> Self {
+    pub fn version_not_supported<V: fmt::Display>(requested: &str, supported: &[V]) -> Self {
         let list: Vec<String> = supported.iter().map(ToString::to_string).collect();
         let list = list.join(",");
         A2aError::with_message(
@@ -673,6 +685,34 @@ pub fn classify_jsonrpc(error: &Value) -> Received {
     }
 }
 
+/// Why a client call did not give a result (the sans-IO client and the bindings' decoders
+/// return it; re-exported as `client::ClientError`).
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientError {
+    /// The peer answered with an error (an A2A error, or one without A2A meaning such as a
+    /// proxy's bare 404).
+    Remote(Received),
+    /// The peer's answer does not follow the protocol.
+    Protocol(String),
+    /// The request cannot be expressed on the selected interface (e.g. ListTasks in v0.3).
+    Local(String),
+}
+
+impl core::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ClientError::Remote(Received::A2a(e)) => write!(f, "{e}"),
+            ClientError::Remote(Received::NotA2a { status, message }) => write!(f, "not an A2A error: status {status} {message}"),
+            ClientError::Protocol(m) => write!(f, "protocol error: {m}"),
+            ClientError::Local(m) => write!(f, "cannot send: {m}"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ClientError {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -725,14 +765,48 @@ mod tests {
     #[test]
     fn the_table_has_one_row_per_kind_in_order() {
         for (i, row) in ERROR_TABLE.iter().enumerate() {
-            assert_eq!(row.kind as usize, i, "{:?}", row.kind);
+            assert_eq!(row.kind as usize, i + 1, "{:?}", row.kind);
             assert_eq!(row.kind.spec(), row);
+            assert_eq!(ErrorKind::from_number(row.kind.number()), Some(row.kind));
         }
         let codes: alloc::collections::BTreeSet<i32> = ERROR_TABLE.iter().map(|r| r.jsonrpc).collect();
         assert_eq!(codes.len(), ERROR_TABLE.len(), "JSON-RPC codes are unique");
         let reasons: Vec<&str> = ERROR_TABLE.iter().filter_map(|r| r.reason).collect();
         let unique: alloc::collections::BTreeSet<&str> = reasons.iter().copied().collect();
         assert_eq!(unique.len(), reasons.len(), "reasons are unique");
+    }
+
+    #[test]
+    fn error_kind_numbers_are_pinned() {
+        // These numbers cross the C, Python and Node boundaries: never change or reuse one.
+        use ErrorKind::*;
+        let pinned = [
+            (TaskNotFound, 1),
+            (TaskNotCancelable, 2),
+            (PushNotificationNotSupported, 3),
+            (UnsupportedOperation, 4),
+            (ContentTypeNotSupported, 5),
+            (InvalidAgentResponse, 6),
+            (ExtendedAgentCardNotConfigured, 7),
+            (ExtensionSupportRequired, 8),
+            (VersionNotSupported, 9),
+            (JsonParse, 10),
+            (InvalidRequest, 11),
+            (MethodNotFound, 12),
+            (InvalidParams, 13),
+            (Internal, 14),
+            (Unauthenticated, 15),
+            (PermissionDenied, 16),
+            (Unavailable, 17),
+        ];
+        assert_eq!(pinned.len(), ERROR_TABLE.len());
+        for (k, n) in pinned {
+            assert_eq!(k.number(), n, "{k:?}");
+        }
+        assert_eq!(ErrorKind::from_number(0), None);
+        assert_eq!(ErrorKind::from_number(18), None);
+        let nine: Vec<ErrorKind> = ERROR_TABLE.iter().map(|r| r.kind).filter(|k| k.is_a2a_specific()).collect();
+        assert_eq!(nine.len(), 9);
     }
 
     #[test]

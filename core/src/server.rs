@@ -18,11 +18,12 @@
 //! binding's error shape: JSON-RPC an error response in an SSE event, HTTP+JSON an SSE event
 //! carrying the `google.rpc.Status` body, gRPC the status trailers.
 
-use crate::binding::{grpc, jsonrpc, rest, sse, Method, Operation};
+use crate::binding::{grpc, jsonrpc, rest, sse};
 use crate::card::{self, Binding};
-use crate::engine::Response;
 use crate::error::{A2aError, ErrorKind};
 use crate::http::{media_type, HttpRequest, HttpResponse};
+use crate::op::Response;
+use crate::op::{Method, Operation};
 use crate::v1;
 use crate::version::{self, ProtocolVersion};
 use alloc::string::{String, ToString};

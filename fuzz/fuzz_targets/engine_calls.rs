@@ -3,7 +3,7 @@
 //! ended; a terminal task never changes again.
 #![no_main]
 
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, TaskStore};
+use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, RunEnd, RunId, TaskStore};
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::task::{class_of, StateClass};
 use a2a_wire::v1;
@@ -15,8 +15,11 @@ fn text(t: &str) -> v1::Part {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut engine = Engine::new(EngineConfig::default(), MemoryStore::new(), 3);
+    let dedup = data.first().is_some_and(|b| b & 0x80 != 0);
+    let mut engine = Engine::new(EngineConfig { dedup_message_ids: dedup, ..EngineConfig::default() }, MemoryStore::new(), 3);
     let mut tasks: Vec<String> = Vec::new();
+    // Every run ever started, current or not: events of old runs must be refused harmlessly.
+    let mut runs: Vec<RunId> = Vec::new();
     let mut unary: BTreeMap<u64, usize> = BTreeMap::new(); // call -> answers
     let mut streams: BTreeSet<u64> = BTreeSet::new();
     let mut ended: BTreeSet<u64> = BTreeSet::new();
@@ -28,6 +31,7 @@ fuzz_target!(|data: &[u8]| {
         now += i64::from(arg % 3);
         let ts = Timestamp { seconds: now, nanos: 0 };
         let pick = |n: u8| -> String { if tasks.is_empty() { format!("t{n}") } else { tasks[n as usize % tasks.len()].clone() } };
+        let run = |n: u8| -> RunId { if runs.is_empty() { RunId(u64::from(n)) } else { runs[n as usize % runs.len()] } };
         let principal = if arg & 0x80 != 0 { Some("p".to_string()) } else { None };
         let ctx = CallContext { principal, ..Default::default() };
         call += 1;
@@ -71,15 +75,20 @@ fuzz_target!(|data: &[u8]| {
             }
             8 => {
                 let state = i32::from(arg % 10);
-                let _ = engine.handle_agent(&pick(arg), AgentEvent::Status(v1::TaskStatus { state, ..Default::default() }), ts);
+                let _ = engine.handle_agent(run(arg), AgentEvent::Status(v1::TaskStatus { state, ..Default::default() }), ts);
             }
             9 => {
                 let art = v1::Artifact { artifact_id: format!("a{}", arg % 3), parts: vec![text("c")], ..Default::default() };
-                let _ = engine.handle_agent(&pick(arg), AgentEvent::Artifact { artifact: art, append: arg & 1 == 1, last_chunk: arg & 2 == 2 }, ts);
+                let _ = engine.handle_agent(run(arg), AgentEvent::Artifact { artifact: art, append: arg & 1 == 1, last_chunk: arg & 2 == 2 }, ts);
             }
             10 => {
-                let ev = if arg & 1 == 1 { AgentEvent::Done(a2a_wire::engine::ExecId(u64::from(arg >> 1) % 8)) } else { AgentEvent::Message(v1::Message { message_id: format!("r{arg}"), role: 2, parts: vec![text("r")], ..Default::default() }) };
-                let _ = engine.handle_agent(&pick(arg), ev, ts);
+                if arg & 1 == 1 {
+                    let end = if arg & 2 == 2 { RunEnd::Failed("boom".into()) } else { RunEnd::Finished };
+                    engine.handle_run_end(run(arg >> 2), end, ts);
+                } else {
+                    let ev = AgentEvent::Message(v1::Message { message_id: format!("r{arg}"), role: 2, parts: vec![text("r")], ..Default::default() });
+                    let _ = engine.handle_agent(run(arg >> 1), ev, ts);
+                }
             }
             _ => {
                 if let Some(s) = streams.iter().nth(usize::from(arg) % streams.len().max(1)).copied() {
@@ -103,11 +112,12 @@ fuzz_target!(|data: &[u8]| {
                 Output::Stream { call, .. } => assert!(!ended.contains(&call.0), "event after the end of stream {}", call.0),
                 Output::StreamEnd { call, .. } => assert!(ended.insert(call.0), "stream {} ended twice", call.0),
                 Output::Execute(e) => {
+                    runs.push(e.id);
                     if !tasks.contains(&e.task_id) {
                         tasks.push(e.task_id);
                     }
                 }
-                Output::CancelExecution { .. } | Output::Webhook { .. } => {}
+                _ => {}
             }
         }
         for id in &tasks {

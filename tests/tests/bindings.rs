@@ -100,6 +100,7 @@ impl Net {
                         self.engine.handle_call(CallId(id), ctx, r, now);
                         self.pump();
                     }
+                    other => panic!("an operation this test does not know: {other:?}"),
                 }
             }
         }
@@ -119,10 +120,7 @@ impl Net {
                             ..Default::default()
                         })]
                     } else if text == "ask" {
-                        vec![
-                            AgentEvent::Status(v1::TaskStatus { state: TaskState::InputRequired as i32, ..Default::default() }),
-                            AgentEvent::Done(exec),
-                        ]
+                        vec![AgentEvent::Status(v1::TaskStatus { state: TaskState::InputRequired as i32, ..Default::default() })]
                     } else {
                         vec![
                             AgentEvent::Status(v1::TaskStatus { state: TaskState::Working as i32, ..Default::default() }),
@@ -132,13 +130,14 @@ impl Net {
                                 last_chunk: true,
                             },
                             AgentEvent::Status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }),
-                            AgentEvent::Done(exec),
                         ]
                     };
                     for ev in events {
                         let now = self.now();
-                        self.engine.handle_agent(&e.task_id, ev, now).unwrap();
+                        self.engine.handle_agent(exec, ev, now).unwrap();
                     }
+                    let now = self.now();
+                    self.engine.handle_run_end(exec, a2a_wire::engine::RunEnd::Finished, now);
                 }
                 Output::Respond { call, result } => {
                     let entry = self.calls.get_mut(&call.0).unwrap();
@@ -167,7 +166,7 @@ impl Net {
                         *ended = true;
                     }
                 }
-                Output::CancelExecution { .. } | Output::Webhook { .. } => {}
+                _ => {}
             }
         }
     }

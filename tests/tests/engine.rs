@@ -1,6 +1,6 @@
 //! The task engine's rules, driven in memory with a virtual clock.
 
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response};
+use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response, RunEnd, RunId};
 use a2a_wire::error::ErrorKind;
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::v1::{self, TaskState};
@@ -56,9 +56,17 @@ impl Harness {
     fn call(&mut self, req: Request) -> (CallId, Vec<Output>) {
         self.call_as(None, req)
     }
+    /// An event of the task's current run.
     fn agent(&mut self, task: &str, ev: AgentEvent) -> Vec<Output> {
         let now = self.tick();
-        self.engine.handle_agent(task, ev, now).expect("agent event accepted");
+        let run = self.engine.current_run(task).expect("the task has a current run");
+        self.engine.handle_agent(run, ev, now).expect("agent event accepted");
+        self.drain()
+    }
+    /// Run `run` returns.
+    fn done(&mut self, run: RunId) -> Vec<Output> {
+        let now = self.tick();
+        self.engine.handle_run_end(run, RunEnd::Finished, now);
         self.drain()
     }
     /// One unary answer.
@@ -329,25 +337,22 @@ fn cancel_rules() {
         }),
         TaskState::Canceled
     );
-    assert!(out.iter().any(|o| matches!(o, Output::CancelExecution { task_id } if *task_id == exec.task_id)));
+    assert!(out.iter().any(|o| matches!(o, Output::CancelExecution { run, task_id } if *task_id == exec.task_id && *run == exec.id)));
     // Again: TaskNotCancelable, and nothing else happens.
     let (c, out) = h.call(cancel());
     assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::TaskNotCancelable);
     assert_eq!(out.len(), 1);
     // The agent's late events are refused and change nothing.
     let now = h.tick();
-    assert_eq!(
-        h.engine.handle_agent(&exec.task_id, status(TaskState::Completed), now).unwrap_err().kind(),
-        ErrorKind::InvalidAgentResponse
-    );
+    assert_eq!(h.engine.handle_agent(exec.id, status(TaskState::Completed), now).unwrap_err().kind(), ErrorKind::InvalidAgentResponse);
     assert_eq!(state_of(&h.get(&exec.task_id).unwrap()), TaskState::Canceled);
     let (c, out) = h.call(Request::CancelTask(v1::CancelTaskRequest { id: "nope".into(), ..Default::default() }));
     assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::TaskNotFound);
 }
 
 #[test]
-fn a_repeated_message_id_is_not_executed_twice() {
-    let mut h = Harness::new();
+fn a_repeated_message_id_is_not_executed_twice_when_de_duplication_is_on() {
+    let mut h = Harness::with(EngineConfig { dedup_message_ids: true, ..EngineConfig::default() });
     let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
     let exec = Harness::execution(&out);
     h.agent(&exec.task_id, status(TaskState::Completed));
@@ -492,7 +497,7 @@ fn an_agent_that_ends_its_turn_without_output_is_an_invalid_agent_response() {
     let mut h = Harness::new();
     let (c, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
     let exec = Harness::execution(&out);
-    let out = h.agent(&exec.task_id, AgentEvent::Done(exec.id));
+    let out = h.done(exec.id);
     assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::InvalidAgentResponse);
 }
 
@@ -611,7 +616,7 @@ fn an_older_runs_done_does_not_answer_a_newer_follow_up() {
     let (c2, out) = h.call(Request::SendMessage(send(follow)));
     let second = Harness::execution(&out);
     assert_ne!(first.id, second.id);
-    let out = h.agent(&first.task_id, AgentEvent::Done(first.id));
+    let out = h.done(first.id);
     assert!(!out.iter().any(|o| matches!(o, Output::Respond { call, .. } if *call == c2)), "the follow-up waits for its own run");
     let out = h.agent(&first.task_id, status(TaskState::Completed));
     assert_eq!(state_of(&task_of(Harness::answer(&out, c2).unwrap())), TaskState::Completed);
@@ -628,10 +633,173 @@ fn a_refused_first_event_creates_no_task() {
     let exec = Harness::execution(&out);
     let now = h.tick();
     let bad = AgentEvent::Artifact { artifact: v1::Artifact::default(), append: false, last_chunk: false };
-    assert_eq!(h.engine.handle_agent(&exec.task_id, bad, now).unwrap_err().kind(), ErrorKind::InvalidAgentResponse);
+    assert_eq!(h.engine.handle_agent(exec.id, bad, now).unwrap_err().kind(), ErrorKind::InvalidAgentResponse);
     assert!(h.drain().is_empty(), "nothing was answered or published");
     assert_eq!(h.get(&exec.task_id).unwrap_err().kind(), ErrorKind::TaskNotFound);
     // A good first event still works afterwards.
     let out = h.agent(&exec.task_id, status(TaskState::Working));
     assert!(Harness::answer(&out, c).is_ok());
+}
+
+#[test]
+fn message_ids_are_not_de_duplicated_by_default() {
+    // The official SDKs do not de-duplicate, and clients (conformance suites) reuse ids.
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let first = Harness::execution(&out);
+    h.agent(&first.task_id, status(TaskState::Completed));
+    let (c, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let second = Harness::execution(&out);
+    assert_ne!(first.task_id, second.task_id, "the same id twice is two new tasks");
+    let out = h.agent(&second.task_id, status(TaskState::Completed));
+    assert_eq!(task_of(Harness::answer(&out, c).unwrap()).id, second.task_id);
+}
+
+#[test]
+fn with_de_duplication_a_reused_id_never_returns_another_task() {
+    let mut h = Harness::with(EngineConfig { dedup_message_ids: true, ..EngineConfig::default() });
+    // Task A, then task B (both waiting for input).
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "a"))));
+    let a = Harness::execution(&out);
+    h.agent(&a.task_id, status(TaskState::InputRequired));
+    let (_, out) = h.call(Request::SendMessage(send(user("m2", "b"))));
+    let b = Harness::execution(&out);
+    h.agent(&b.task_id, status(TaskState::InputRequired));
+    // A follow-up to B with the id first used for A: executed on B, answered with B.
+    let mut follow = user("m1", "for b");
+    follow.task_id = b.task_id.clone();
+    let (c, out) = h.call(Request::SendMessage(send(follow)));
+    let run = Harness::execution(&out);
+    assert_eq!(run.task_id, b.task_id, "the follow-up runs on the task it names");
+    let out = h.agent(&b.task_id, status(TaskState::Completed));
+    assert_eq!(task_of(Harness::answer(&out, c).unwrap()).id, b.task_id);
+    // The same id for a new task in another context: a new task, not A.
+    let mut other = user("m1", "new");
+    other.context_id = "elsewhere".into();
+    let (_, out) = h.call(Request::SendMessage(send(other)));
+    let fresh = Harness::execution(&out);
+    assert!(fresh.task_id != a.task_id && fresh.task_id != b.task_id);
+    // A true retry (same id, same taskId and contextId as the first send) is recognised.
+    let (c, out) = h.call(Request::SendMessage(send(user("m2", "b"))));
+    assert!(!out.iter().any(|o| matches!(o, Output::Execute(_))), "a retry is not executed again");
+    assert_eq!(task_of(Harness::answer(&out, c).unwrap()).id, b.task_id);
+}
+
+#[test]
+fn events_of_a_superseded_run_are_refused_and_change_nothing() {
+    let mut h = Harness::new();
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let first = Harness::execution(&out);
+    h.agent(&first.task_id, status(TaskState::InputRequired));
+    let mut follow = user("m2", "next");
+    follow.task_id = first.task_id.clone();
+    let (_, out) = h.call(Request::SendMessage(send(follow)));
+    let second = Harness::execution(&out);
+    let now = h.tick();
+    let late = AgentEvent::Artifact {
+        artifact: v1::Artifact { artifact_id: "late".into(), parts: vec![text("stale")], ..Default::default() },
+        append: false,
+        last_chunk: true,
+    };
+    let e = h.engine.handle_agent(first.id, late, now).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidAgentResponse);
+    assert!(h.drain().is_empty(), "nothing published for a stale event");
+    assert!(h.get(&first.task_id).unwrap().artifacts.is_empty(), "the stale artifact did not reach the task");
+    // The current run still may.
+    h.agent(&second.task_id, status(TaskState::Completed));
+    assert_eq!(state_of(&h.get(&first.task_id).unwrap()), TaskState::Completed);
+}
+
+#[test]
+fn a_failed_run_fails_its_task_and_answers_its_caller() {
+    let mut h = Harness::new();
+    let (c, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    h.agent(&exec.task_id, status(TaskState::Working));
+    let now = h.tick();
+    h.engine.handle_run_end(exec.id, RunEnd::Failed("the agent panicked".into()), now);
+    let out = h.drain();
+    let t = task_of(Harness::answer(&out, c).unwrap());
+    assert_eq!(state_of(&t), TaskState::Failed);
+    let why = t.status.unwrap().message.unwrap();
+    assert!(matches!(&why.parts[0].content, Some(v1::part::Content::Text(s)) if s == "the agent panicked"));
+    // A run that fails before creating its task: the caller gets an internal error.
+    let (c, out) = h.call(Request::SendMessage(send(user("m2", "go"))));
+    let exec = Harness::execution(&out);
+    let now = h.tick();
+    h.engine.handle_run_end(exec.id, RunEnd::Failed("boom".into()), now);
+    let out = h.drain();
+    assert_eq!(Harness::answer(&out, c).unwrap_err().kind(), ErrorKind::Internal);
+    assert_eq!(h.get(&exec.task_id).unwrap_err().kind(), ErrorKind::TaskNotFound);
+}
+
+/// A store whose writes fail while `fail` is set.
+struct FailingStore {
+    inner: MemoryStore,
+    fail: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl a2a_wire::engine::TaskStore for FailingStore {
+    fn get(&self, id: &str) -> Option<&a2a_wire::engine::StoredTask> {
+        self.inner.get(id)
+    }
+    fn get_mut(&mut self, id: &str) -> Option<&mut a2a_wire::engine::StoredTask> {
+        self.inner.get_mut(id)
+    }
+    fn insert(&mut self, task: a2a_wire::engine::StoredTask) {
+        self.inner.insert(task)
+    }
+    fn touched(&mut self, id: &str) {
+        self.inner.touched(id)
+    }
+    fn iter(&self) -> Box<dyn Iterator<Item = &a2a_wire::engine::StoredTask> + '_> {
+        self.inner.iter()
+    }
+    fn message(&self, key: &str) -> Option<&a2a_wire::engine::MessageRecord> {
+        self.inner.message(key)
+    }
+    fn remember_message(&mut self, key: String, record: a2a_wire::engine::MessageRecord) {
+        self.inner.remember_message(key, record)
+    }
+    fn forget_message(&mut self, key: &str) {
+        self.inner.forget_message(key)
+    }
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+    fn flush(&mut self) -> Result<(), a2a_wire::engine::StoreError> {
+        if self.fail.get() {
+            Err(a2a_wire::engine::StoreError("disk full".into()))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn a_failed_store_write_answers_the_calls_it_carried_with_an_internal_error() {
+    use a2a_wire::engine::TaskStore as _;
+    let fail = std::rc::Rc::new(std::cell::Cell::new(false));
+    let store = FailingStore { inner: MemoryStore::new(), fail: fail.clone() };
+    let mut engine = Engine::new(EngineConfig::default(), store, 3);
+    let now = Timestamp { seconds: 1_700_000_000, nanos: 0 };
+    let drain = |e: &mut Engine<FailingStore>| std::iter::from_fn(|| e.poll_output()).collect::<Vec<_>>();
+    // A task that completes while the store works.
+    engine.handle_call(CallId(1), CallContext::default(), Request::SendMessage(send(user("m1", "go"))), now);
+    let exec = Harness::execution(&drain(&mut engine));
+    engine.handle_agent(exec.id, status(TaskState::Completed), now).unwrap();
+    engine.flush_store().unwrap();
+    assert!(matches!(drain(&mut engine).as_slice(), [Output::Respond { result: Ok(_), .. }]));
+    // The disk fills: a new message, and a read of the old task, in one batch.
+    fail.set(true);
+    engine.handle_call(CallId(2), CallContext::default(), Request::SendMessage(send(user("m2", "go"))), now);
+    let exec2 = Harness::execution(&drain(&mut engine));
+    engine.handle_agent(exec2.id, status(TaskState::Completed), now).unwrap();
+    let get = Request::GetTask(v1::GetTaskRequest { id: exec.task_id.clone(), ..Default::default() });
+    engine.handle_call(CallId(3), CallContext::default(), get, now);
+    assert!(engine.flush_store().is_err());
+    let out = drain(&mut engine);
+    assert_eq!(Harness::answer(&out, CallId(2)).unwrap_err().kind(), ErrorKind::Internal, "not told the task was kept");
+    assert!(Harness::answer(&out, CallId(3)).is_ok(), "a read is not affected");
+    assert_eq!(engine.store().len(), 2, "the change stays in memory, to be written again");
 }

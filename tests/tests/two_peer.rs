@@ -49,7 +49,8 @@ impl Pair {
     }
     fn agent(&mut self, task: &str, ev: AgentEvent) -> Vec<Output> {
         let now = self.now();
-        self.server.engine.handle_agent(task, ev, now).unwrap();
+        let run = self.server.engine.current_run(task).unwrap();
+        self.server.engine.handle_agent(run, ev, now).unwrap();
         std::iter::from_fn(|| self.server.engine.poll_output()).collect()
     }
 }

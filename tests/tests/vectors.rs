@@ -295,24 +295,9 @@ fn vector_endpoint() -> a2a_wire::server::Endpoint {
 }
 
 fn operation_json(op: &a2a_wire::binding::Operation) -> Value {
-    use a2a_wire::binding::Operation;
-    use a2a_wire::codec::json::encode;
-    use a2a_wire::engine::Request as R;
-    let bytes = match op {
-        Operation::GetExtendedAgentCard(r) => encode(r),
-        Operation::Task(r) => match r {
-            R::SendMessage(x) | R::SendStreamingMessage(x) => encode(x),
-            R::GetTask(x) => encode(x),
-            R::ListTasks(x) => encode(x),
-            R::CancelTask(x) => encode(x),
-            R::SubscribeToTask(x) => encode(x),
-            R::CreatePushConfig(x) => encode(x),
-            R::GetPushConfig(x) => encode(x),
-            R::ListPushConfigs(x) => encode(x),
-            R::DeletePushConfig(x) => encode(x),
-        },
-    };
-    json(&bytes.expect("a decoded request encodes"))
+    let mut bytes = Vec::new();
+    op.to_json(&mut bytes).expect("a decoded request encodes");
+    json(&bytes)
 }
 
 /// An `http-request` vector: a request through the server endpoint.

@@ -1,7 +1,7 @@
 //! What an application implements: the agent. It receives the call's context and a handle
 //! to publish status, artifact and message events; it is told when its task is canceled.
 
-use a2a_wire::engine::{AgentEvent, CallContext, ExecId};
+use a2a_wire::engine::{AgentEvent, CallContext, RunEnd, RunId};
 use a2a_wire::v1;
 use std::future::Future;
 use std::pin::Pin;
@@ -68,7 +68,7 @@ impl CancelToken {
 #[derive(Clone, Debug)]
 pub struct EventSink {
     pub(crate) task_id: String,
-    pub(crate) exec: ExecId,
+    pub(crate) exec: RunId,
     pub(crate) tx: async_channel::Sender<crate::server::Command>,
 }
 
@@ -76,7 +76,7 @@ impl EventSink {
     fn send(&self, event: AgentEvent) {
         // The engine task outlives every run it starts; a closed channel means the server is
         // shutting down, and the event has nowhere to go.
-        let _ = self.tx.try_send(crate::server::Command::Agent { task_id: self.task_id.clone(), event });
+        let _ = self.tx.try_send(crate::server::Command::Agent { run: self.exec, event });
     }
 
     /// Sets the task's status (with an optional agent message, e.g. a question).
@@ -96,8 +96,8 @@ impl EventSink {
         self.send(AgentEvent::Message(message));
     }
 
-    pub(crate) fn done(&self) {
-        self.send(AgentEvent::Done(self.exec));
+    pub(crate) fn done(&self, end: RunEnd) {
+        let _ = self.tx.try_send(crate::server::Command::RunEnd { run: self.exec, end });
     }
 }
 

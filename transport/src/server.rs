@@ -5,7 +5,9 @@
 use crate::agent::{AgentExecutor, CancelToken, EventSink, RequestContext};
 use crate::http1::{self, Buffer, Limits, ReadError};
 use a2a_wire::binding::Operation;
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response, TaskStore};
+use a2a_wire::engine::{
+    AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response, RunEnd, RunId, TaskStore,
+};
 use a2a_wire::error::{A2aError, ErrorKind};
 use a2a_wire::http::{HttpRequest, HttpResponse};
 use a2a_wire::proto::google::protobuf::Timestamp;
@@ -51,7 +53,8 @@ impl ServerConfig {
 #[derive(Debug)]
 pub(crate) enum Command {
     Call { call: CallId, ctx: CallContext, request: Request, reply: Reply },
-    Agent { task_id: String, event: AgentEvent },
+    Agent { run: RunId, event: AgentEvent },
+    RunEnd { run: RunId, end: RunEnd },
     Closed { call: CallId },
 }
 
@@ -103,6 +106,13 @@ impl ShutdownHandle {
     }
 }
 
+/// 128 bits from the OS's random source, to key the task id generator.
+pub(crate) fn os_random_key() -> std::io::Result<u128> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| std::io::Error::other(format!("no OS randomness: {e}")))?;
+    Ok(u128::from_le_bytes(b))
+}
+
 /// An FNV-1a hash, for the card's ETag.
 fn fnv1a(data: &[u8]) -> u64 {
     data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3))
@@ -132,11 +142,7 @@ impl Server {
             push_notifications: caps.push_notifications.unwrap_or(false),
             ..EngineConfig::default()
         };
-        let seed = {
-            // A different id sequence per process: time and address bits.
-            let t = now();
-            (t.seconds as u64) ^ ((t.nanos as u64) << 32) ^ (std::process::id() as u64).rotate_left(17)
-        };
+        let seed = os_random_key()?;
         let engine = Engine::new(engine_config, store, seed);
         let card_body =
             a2a_wire::card::publish(&config.card).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
@@ -311,7 +317,8 @@ async fn dispatch(shared: &Shared, req: &HttpRequest<'_>) -> Dispatch {
     };
     let id = CallId(shared.next_call.fetch_add(1, Ordering::Relaxed));
     let request = match &call.operation {
-        Operation::GetExtendedAgentCard(_) => {
+        Operation::Task(r) => r.clone(),
+        _ => {
             let result = shared
                 .endpoint
                 .extended_card()
@@ -320,7 +327,6 @@ async fn dispatch(shared: &Shared, req: &HttpRequest<'_>) -> Dispatch {
                 .ok_or_else(|| A2aError::new(ErrorKind::ExtendedAgentCardNotConfigured));
             return Dispatch::Answer(shared.endpoint.respond(&call, result));
         }
-        Operation::Task(r) => r.clone(),
     };
     let ctx = call.engine_context(None);
     if call.is_streaming() {
@@ -499,7 +505,7 @@ async fn engine_task<S: TaskStore + Send + 'static>(
         Driver { replies: HashMap::new(), cancels: HashMap::new(), hooks: crate::webhook::Queues::default(), tx, executor, webhooks };
     // Runs lost with a previous process (persistent stores) start again.
     engine.resume_lost_runs();
-    engine.flush_store();
+    let _ = engine.flush_store();
     state.drain(&mut engine);
     while let Ok(cmd) = rx.recv().await {
         state.handle(&mut engine, cmd);
@@ -512,7 +518,9 @@ async fn engine_task<S: TaskStore + Send + 'static>(
                 Err(_) => break,
             }
         }
-        engine.flush_store();
+        if let Err(e) = engine.flush_store() {
+            eprintln!("a2a-wire: {e}");
+        }
         state.drain(&mut engine);
     }
 }
@@ -524,7 +532,7 @@ const ENGINE_BATCH: usize = 256;
 struct Driver {
     replies: HashMap<CallId, Reply>,
     /// The cancel token of each running agent run, by task (removed when the run ends).
-    cancels: HashMap<String, (a2a_wire::engine::ExecId, CancelToken)>,
+    cancels: HashMap<RunId, CancelToken>,
     hooks: crate::webhook::Queues,
     tx: async_channel::Sender<Command>,
     executor: Arc<dyn AgentExecutor>,
@@ -538,16 +546,14 @@ impl Driver {
                 self.replies.insert(call, reply);
                 engine.handle_call(call, ctx, request, now());
             }
-            Command::Agent { task_id, event } => {
-                if let AgentEvent::Done(exec) = &event {
-                    // The run is over: its cancel token goes (unless a newer run of the
-                    // same task replaced it).
-                    if self.cancels.get(&task_id).is_some_and(|(e, _)| e == exec) {
-                        self.cancels.remove(&task_id);
-                    }
-                }
+            Command::Agent { run, event } => {
                 // A refused event is the agent's bug; the engine kept the task intact.
-                let _ = engine.handle_agent(&task_id, event, now());
+                let _ = engine.handle_agent(run, event, now());
+            }
+            Command::RunEnd { run, end } => {
+                // The run is over: its cancel token goes.
+                self.cancels.remove(&run);
+                engine.handle_run_end(run, end, now());
             }
             Command::Closed { call } => {
                 engine.handle_call_closed(call);
@@ -584,7 +590,7 @@ impl Driver {
                 }
                 Output::Execute(e) => {
                     let cancel = CancelToken::default();
-                    self.cancels.insert(e.task_id.clone(), (e.id, cancel.clone()));
+                    self.cancels.insert(e.id, cancel.clone());
                     let sink = EventSink { task_id: e.task_id.clone(), exec: e.id, tx: self.tx.clone() };
                     let task = engine.store().get(&e.task_id).map(|t| t.record.task.clone());
                     let ctx = RequestContext {
@@ -602,8 +608,11 @@ impl Driver {
                         // A panicking agent ends its run like a returning one: the engine
                         // then answers whoever waits on it.
                         use smol::future::FutureExt;
-                        let _ = std::panic::AssertUnwindSafe(run).catch_unwind().await;
-                        sink.done();
+                        let end = match std::panic::AssertUnwindSafe(run).catch_unwind().await {
+                            Ok(()) => RunEnd::Finished,
+                            Err(_) => RunEnd::Failed(String::from("The agent failed while working on this task.")),
+                        };
+                        sink.done(end);
                     });
                     // The first poll runs here: an agent that answers without waiting (the
                     // common case) finishes with no task spawned and no wake-up; its events
@@ -614,8 +623,8 @@ impl Driver {
                         smol::spawn(run).detach();
                     }
                 }
-                Output::CancelExecution { task_id } => {
-                    if let Some((_, c)) = self.cancels.remove(&task_id) {
+                Output::CancelExecution { run, .. } => {
+                    if let Some(c) = self.cancels.remove(&run) {
                         c.cancel();
                     }
                 }
@@ -623,6 +632,7 @@ impl Driver {
                     Ok(req) => self.hooks.push(format!("{}\u{0}{}", config.task_id, config.id), req, &self.webhooks),
                     Err(e) => eprintln!("a2a-wire: webhook for task {} not encoded: {e}", config.task_id),
                 },
+                _ => {}
             }
         }
     }

@@ -1,69 +1,39 @@
 //! A persistent task store on SQLite (rusqlite with its bundled library): tasks with their
 //! history, artifacts and push configs, and the message-id index, survive a restart.
 //!
-//! Reads are served from memory. Changes are collected and written in one transaction by
-//! [`TaskStore::flush`], which the server calls before it answers anyone (and dropping the
-//! store flushes too); with SQLite in WAL mode a killed process loses nothing it had
-//! answered. One transaction per batch of calls instead of one per change is what makes the
-//! store fast under load (BENCHMARKS.md). A write that fails (disk full, file removed) is
-//! counted and reported by [`SqliteStore::write_errors`]; the in-memory state stays right,
-//! answers still go out (durability is lost only while the disk refuses writes), and the
-//! collected changes are written again at most once per [`RETRY_AFTER_FAILURE`], so a disk
-//! that stays full does not turn every engine turn into a rewrite of the backlog.
+//! [`SqliteStore`] is the core's [`Persisted`] store (reads from memory, changes collected and
+//! written in one batch per flush) over [`SqliteBackend`], which writes each batch in one
+//! transaction. The server flushes before it answers anyone (and dropping the store flushes
+//! too); with SQLite in WAL mode a killed process loses nothing it had answered. One
+//! transaction per batch of calls instead of one per change is what makes the store fast
+//! under load (BENCHMARKS.md). A write that fails (disk full, file removed) is reported to the
+//! engine, which answers the calls of that batch with an internal error; the changes stay
+//! collected and are written again at most once per [`RETRY_AFTER_FAILURE`], so a disk that
+//! stays full does not turn every engine turn into a rewrite of the backlog.
 //!
 //! Rows hold the protobuf encoding of the v1.0 model (compact, and the same bytes the gRPC
-//! binding uses). The schema carries a version; a file from a newer schema is refused.
-//! Several server instances need a networked store (PostgreSQL) implementing the same trait
-//! over a shared database with row versions; this one is for a single process.
+//! binding uses); the ids of closed artifacts are a JSON array, so any id survives. The
+//! schema carries a version: a version-1 file (artifact ids joined by newlines) is migrated
+//! on open, a file from a newer schema is refused. Several server instances need a networked
+//! store implementing [`Backend`] over a shared database with row versions; this one is for
+//! a single process.
 
-use a2a_wire::engine::{MemoryStore, PushConfig, StoredTask, TaskStore};
+use a2a_wire::engine::{Backend, Batch, Loaded, MessageRecord, Persisted, PushConfig, StoreError, StoredTask, TaskStore};
 use a2a_wire::task::TaskRecord;
 use a2a_wire::v1;
 use a2a_wire::version::ProtocolVersion;
 use prost::Message as _;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 /// How long a store whose write failed waits before it writes its changes again.
-pub const RETRY_AFTER_FAILURE: std::time::Duration = std::time::Duration::from_secs(1);
+pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
-/// Why a store could not be opened.
-#[derive(Debug)]
-pub struct StoreError(String);
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "task store: {}", self.0)
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        StoreError(e.to_string())
-    }
-}
-
-/// Tasks in a SQLite file, served from memory.
-pub struct SqliteStore {
-    db: Connection,
-    mem: MemoryStore,
-    write_errors: u64,
-    /// Tasks changed since the last flush.
-    dirty: std::collections::BTreeSet<String>,
-    /// Message-index changes since the last flush: the task, or `None` to forget the key.
-    messages: std::collections::BTreeMap<String, Option<String>>,
-    /// When the last write failed (the next try waits for [`RETRY_AFTER_FAILURE`]).
-    failed_at: Option<std::time::Instant>,
-}
-
-impl std::fmt::Debug for SqliteStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore").field("tasks", &self.mem.len()).field("write_errors", &self.write_errors).finish()
-    }
+fn db_error(e: rusqlite::Error) -> StoreError {
+    StoreError(e.to_string())
 }
 
 /// The push configs of a task, as one protobuf message plus the versions.
@@ -87,23 +57,44 @@ fn decode_push(bytes: &[u8], versions: &str) -> Result<Vec<PushConfig>, String> 
         .collect()
 }
 
-impl SqliteStore {
-    /// Opens (or creates) the store in `path` and loads its tasks.
-    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
-        let db = Connection::open(path)?;
-        Self::with_connection(db)
+fn encode_ids(ids: &[String]) -> String {
+    // A list of strings always serializes.
+    serde_json::to_string(ids).unwrap_or_else(|_| String::from("[]"))
+}
+
+fn decode_ids(text: &str) -> Result<Vec<String>, String> {
+    serde_json::from_str(text).map_err(|e| format!("closed artifact ids: {e}"))
+}
+
+/// The SQLite file behind a [`SqliteStore`].
+pub struct SqliteBackend {
+    db: Connection,
+    /// When the last write failed (the next try waits for [`RETRY_AFTER_FAILURE`]).
+    failed_at: Option<Instant>,
+}
+
+impl std::fmt::Debug for SqliteBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteBackend").field("path", &self.db.path()).field("failed_at", &self.failed_at).finish()
+    }
+}
+
+impl SqliteBackend {
+    /// Opens (or creates) the file, creating or migrating the schema.
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteBackend, StoreError> {
+        Self::with_connection(Connection::open(path).map_err(db_error)?)
     }
 
-    /// A store in memory only (for tests of the SQL path).
-    pub fn open_in_memory() -> Result<SqliteStore, StoreError> {
-        Self::with_connection(Connection::open_in_memory()?)
+    /// A database in memory only (for tests of the SQL path).
+    pub fn open_in_memory() -> Result<SqliteBackend, StoreError> {
+        Self::with_connection(Connection::open_in_memory().map_err(db_error)?)
     }
 
-    fn with_connection(db: Connection) -> Result<SqliteStore, StoreError> {
+    fn with_connection(mut db: Connection) -> Result<SqliteBackend, StoreError> {
         // WAL: readers never block the writer; NORMAL: a commit survives a killed process
         // (an OS crash may lose the last commits, never corrupt the file).
-        db.pragma_update(None, "journal_mode", "WAL")?;
-        db.pragma_update(None, "synchronous", "NORMAL")?;
+        db.pragma_update(None, "journal_mode", "WAL").map_err(db_error)?;
+        db.pragma_update(None, "synchronous", "NORMAL").map_err(db_error)?;
         db.execute_batch(
             "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
              CREATE TABLE IF NOT EXISTS tasks (
@@ -114,21 +105,95 @@ impl SqliteStore {
                  closed_artifacts TEXT NOT NULL,
                  push BLOB NOT NULL,
                  push_versions TEXT NOT NULL
-             );
-             CREATE TABLE IF NOT EXISTS messages (key TEXT PRIMARY KEY, task_id TEXT NOT NULL);",
-        )?;
-        let version: Option<i64> = db.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).optional()?;
+             );",
+        )
+        .map_err(db_error)?;
+        let version: Option<i64> =
+            db.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).optional().map_err(db_error)?;
         match version {
             None => {
-                db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?1)", params![SCHEMA_VERSION])?;
+                db.execute_batch(
+                    "CREATE TABLE messages (key TEXT PRIMARY KEY, task_id TEXT NOT NULL,
+                         sent_task_id TEXT NOT NULL DEFAULT '', sent_context_id TEXT NOT NULL DEFAULT '');",
+                )
+                .map_err(db_error)?;
+                db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?1)", params![SCHEMA_VERSION]).map_err(db_error)?;
             }
+            Some(1) => migrate_from_1(&mut db)?,
             Some(v) if v == SCHEMA_VERSION => {}
-            Some(v) => return Err(StoreError(format!("the file has schema version {v}; this build reads version {SCHEMA_VERSION}"))),
+            Some(v) => {
+                return Err(StoreError(format!("the file has schema version {v}; this build reads version {SCHEMA_VERSION}")));
+            }
         }
-        let mut mem = MemoryStore::new();
+        Ok(SqliteBackend { db, failed_at: None })
+    }
+
+    fn write_batch(&mut self, batch: &Batch<'_>) -> rusqlite::Result<()> {
+        let tx = self.db.transaction()?;
         {
-            let mut stmt = db.prepare("SELECT id, tenant, owner, task, closed_artifacts, push, push_versions FROM tasks")?;
-            let rows = stmt.query_map([], |r| {
+            let mut put = tx.prepare_cached(
+                "INSERT INTO tasks (id, tenant, owner, task, closed_artifacts, push, push_versions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT(id) DO UPDATE SET tenant = ?2, owner = ?3, task = ?4, closed_artifacts = ?5, push = ?6, push_versions = ?7",
+            )?;
+            for t in &batch.tasks {
+                let (push, push_versions) = encode_push(&t.push_configs);
+                put.execute(params![
+                    t.record.task.id,
+                    t.tenant,
+                    t.owner,
+                    t.record.task.encode_to_vec(),
+                    encode_ids(&t.record.closed_artifacts),
+                    push,
+                    push_versions
+                ])?;
+            }
+            let mut remember =
+                tx.prepare_cached("INSERT OR REPLACE INTO messages (key, task_id, sent_task_id, sent_context_id) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut forget = tx.prepare_cached("DELETE FROM messages WHERE key = ?1")?;
+            for (key, record) in &batch.messages {
+                match record {
+                    Some(r) => remember.execute(params![key, r.task_id, r.sent_task_id, r.sent_context_id])?,
+                    None => forget.execute(params![key])?,
+                };
+            }
+        }
+        tx.commit()
+    }
+}
+
+/// Schema 1 joined closed artifact ids with newlines (an id containing one broke the task on
+/// reload) and kept no sent ids for messages.
+fn migrate_from_1(db: &mut Connection) -> Result<(), StoreError> {
+    let tx = db.transaction().map_err(db_error)?;
+    {
+        let rows: Vec<(String, String)> = {
+            let mut stmt = tx.prepare("SELECT id, closed_artifacts FROM tasks").map_err(db_error)?;
+            let it = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(db_error)?;
+            it.collect::<Result<_, _>>().map_err(db_error)?
+        };
+        let mut update = tx.prepare("UPDATE tasks SET closed_artifacts = ?2 WHERE id = ?1").map_err(db_error)?;
+        for (id, joined) in rows {
+            let ids: Vec<String> = if joined.is_empty() { Vec::new() } else { joined.split('\n').map(String::from).collect() };
+            update.execute(params![id, encode_ids(&ids)]).map_err(db_error)?;
+        }
+        tx.execute_batch(
+            "CREATE TABLE IF NOT EXISTS messages (key TEXT PRIMARY KEY, task_id TEXT NOT NULL);
+             ALTER TABLE messages ADD COLUMN sent_task_id TEXT NOT NULL DEFAULT '';
+             ALTER TABLE messages ADD COLUMN sent_context_id TEXT NOT NULL DEFAULT '';
+             UPDATE meta SET value = 2 WHERE key = 'schema';",
+        )
+        .map_err(db_error)?;
+    }
+    tx.commit().map_err(db_error)
+}
+
+impl Backend for SqliteBackend {
+    fn load(&mut self) -> Result<Loaded, StoreError> {
+        let mut loaded = Loaded::default();
+        let mut stmt =
+            self.db.prepare("SELECT id, tenant, owner, task, closed_artifacts, push, push_versions FROM tasks").map_err(db_error)?;
+        let rows = stmt
+            .query_map([], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, String>(1)?,
@@ -138,134 +203,112 @@ impl SqliteStore {
                     r.get::<_, Vec<u8>>(5)?,
                     r.get::<_, String>(6)?,
                 ))
-            })?;
-            for row in rows {
-                let (id, tenant, owner, task, closed, push, push_versions) = row?;
-                let task = v1::Task::decode(task.as_slice()).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-                let closed_artifacts = if closed.is_empty() { Vec::new() } else { closed.split('\n').map(String::from).collect() };
-                let push_configs = decode_push(&push, &push_versions).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-                mem.insert(StoredTask { record: TaskRecord { task, closed_artifacts }, tenant, owner, push_configs });
-            }
-            let mut stmt = db.prepare("SELECT key, task_id FROM messages")?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-            for row in rows {
-                let (key, task_id) = row?;
-                mem.remember_message(key, task_id);
-            }
+            })
+            .map_err(db_error)?;
+        for row in rows {
+            let (id, tenant, owner, task, closed, push, push_versions) = row.map_err(db_error)?;
+            let task = v1::Task::decode(task.as_slice()).map_err(|e| StoreError(format!("task {id}: {e}")))?;
+            let closed_artifacts = decode_ids(&closed).map_err(|e| StoreError(format!("task {id}: {e}")))?;
+            let push_configs = decode_push(&push, &push_versions).map_err(|e| StoreError(format!("task {id}: {e}")))?;
+            loaded.tasks.push(StoredTask { record: TaskRecord { task, closed_artifacts }, tenant, owner, push_configs });
         }
-        Ok(SqliteStore { db, mem, write_errors: 0, dirty: Default::default(), messages: Default::default(), failed_at: None })
+        let mut stmt = self.db.prepare("SELECT key, task_id, sent_task_id, sent_context_id FROM messages").map_err(db_error)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, MessageRecord { task_id: r.get(1)?, sent_task_id: r.get(2)?, sent_context_id: r.get(3)? }))
+            })
+            .map_err(db_error)?;
+        for row in rows {
+            loaded.messages.push(row.map_err(db_error)?);
+        }
+        Ok(loaded)
     }
 
-    /// How many writes failed since the store was opened.
+    fn write(&mut self, batch: &Batch<'_>) -> Result<(), StoreError> {
+        if let Some(t) = self.failed_at {
+            if t.elapsed() < RETRY_AFTER_FAILURE {
+                return Err(StoreError(String::from("the last write failed; waiting before the next try")));
+            }
+        }
+        match self.write_batch(batch) {
+            Ok(()) => {
+                self.failed_at = None;
+                Ok(())
+            }
+            Err(e) => {
+                self.failed_at = Some(Instant::now());
+                Err(db_error(e))
+            }
+        }
+    }
+}
+
+/// Tasks in a SQLite file, served from memory.
+pub struct SqliteStore {
+    inner: Persisted<SqliteBackend>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").field("tasks", &self.inner.len()).field("write_errors", &self.inner.write_errors()).finish()
+    }
+}
+
+impl SqliteStore {
+    /// Opens (or creates) the store in `path` and loads its tasks.
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        Ok(SqliteStore { inner: Persisted::open(SqliteBackend::open(path)?)? })
+    }
+
+    /// A store in memory only (for tests of the SQL path).
+    pub fn open_in_memory() -> Result<SqliteStore, StoreError> {
+        Ok(SqliteStore { inner: Persisted::open(SqliteBackend::open_in_memory()?)? })
+    }
+
+    /// How many flushes failed since the store was opened.
     pub fn write_errors(&self) -> u64 {
-        self.write_errors
-    }
-
-    /// Writes the collected changes in one transaction.
-    fn write_pending(&mut self) -> rusqlite::Result<()> {
-        let tx = self.db.transaction()?;
-        {
-            let mut put = tx.prepare_cached(
-                "INSERT INTO tasks (id, tenant, owner, task, closed_artifacts, push, push_versions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT(id) DO UPDATE SET tenant = ?2, owner = ?3, task = ?4, closed_artifacts = ?5, push = ?6, push_versions = ?7",
-            )?;
-            for id in &self.dirty {
-                let Some(t) = self.mem.get(id) else { continue };
-                let (push, push_versions) = encode_push(&t.push_configs);
-                put.execute(params![
-                    id,
-                    t.tenant,
-                    t.owner,
-                    t.record.task.encode_to_vec(),
-                    t.record.closed_artifacts.join("\n"),
-                    push,
-                    push_versions
-                ])?;
-            }
-            let mut remember = tx.prepare_cached("INSERT OR REPLACE INTO messages (key, task_id) VALUES (?1, ?2)")?;
-            let mut forget = tx.prepare_cached("DELETE FROM messages WHERE key = ?1")?;
-            for (key, task) in &self.messages {
-                match task {
-                    Some(task_id) => remember.execute(params![key, task_id])?,
-                    None => forget.execute(params![key])?,
-                };
-            }
-        }
-        tx.commit()
-    }
-
-    fn count<T>(&mut self, r: rusqlite::Result<T>) {
-        if let Err(e) = r {
-            self.write_errors += 1;
-            if self.write_errors == 1 || self.write_errors.is_power_of_two() {
-                eprintln!("a2a-wire: task store write failed ({} so far): {e}", self.write_errors);
-            }
-        }
+        self.inner.write_errors()
     }
 }
 
 impl TaskStore for SqliteStore {
     fn get(&self, id: &str) -> Option<&StoredTask> {
-        self.mem.get(id)
+        self.inner.get(id)
     }
     fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask> {
-        self.mem.get_mut(id)
+        self.inner.get_mut(id)
     }
     fn insert(&mut self, task: StoredTask) {
-        self.dirty.insert(task.record.task.id.clone());
-        self.mem.insert(task);
+        self.inner.insert(task)
     }
     fn touched(&mut self, id: &str) {
-        if !self.dirty.contains(id) {
-            self.dirty.insert(String::from(id));
-        }
+        self.inner.touched(id)
     }
     fn iter(&self) -> Box<dyn Iterator<Item = &StoredTask> + '_> {
-        self.mem.iter()
+        self.inner.iter()
     }
-    fn message_task(&self, key: &str) -> Option<&str> {
-        self.mem.message_task(key)
+    fn message(&self, key: &str) -> Option<&MessageRecord> {
+        self.inner.message(key)
     }
-    fn remember_message(&mut self, key: String, task_id: String) {
-        self.messages.insert(key.clone(), Some(task_id.clone()));
-        self.mem.remember_message(key, task_id);
+    fn remember_message(&mut self, key: String, record: MessageRecord) {
+        self.inner.remember_message(key, record)
     }
     fn forget_message(&mut self, key: &str) {
-        self.messages.insert(String::from(key), None);
-        self.mem.forget_message(key);
+        self.inner.forget_message(key)
     }
     fn len(&self) -> usize {
-        self.mem.len()
+        self.inner.len()
     }
-    fn flush(&mut self) {
-        if self.failed_at.is_some_and(|t| t.elapsed() < RETRY_AFTER_FAILURE) {
-            return;
-        }
-        self.write_now();
-    }
-}
-
-impl SqliteStore {
-    /// Writes the collected changes now. On failure they stay collected, to be written again.
-    fn write_now(&mut self) {
-        if self.dirty.is_empty() && self.messages.is_empty() {
-            return;
-        }
-        let r = self.write_pending();
-        if r.is_ok() {
-            self.dirty.clear();
-            self.messages.clear();
-            self.failed_at = None;
-        } else {
-            self.failed_at = Some(std::time::Instant::now());
-        }
-        self.count(r);
+    fn flush(&mut self) -> Result<(), StoreError> {
+        self.inner.flush()
     }
 }
 
 impl Drop for SqliteStore {
     fn drop(&mut self) {
-        self.write_now();
+        // The last chance to write what is collected; a failure here has no one to tell.
+        self.inner.backend_mut().failed_at = None;
+        let _ = self.inner.flush();
     }
 }
 
@@ -289,72 +332,107 @@ mod tests {
         };
         push.token = "tok".into();
         StoredTask {
-            record: TaskRecord { task, closed_artifacts: vec!["a".into(), "b".into()] },
+            // Artifact ids may hold any character, newlines and commas included.
+            record: TaskRecord { task, closed_artifacts: vec!["a".into(), "b\nwith a newline".into(), "c,d".into(), String::new()] },
             tenant: "t".into(),
             owner: Some("alice".into()),
             push_configs: vec![PushConfig { config: push, version: ProtocolVersion::V0_3 }],
         }
     }
 
+    fn temp(line: u32) -> std::path::PathBuf {
+        let p = std::env::temp_dir().join(format!("a2a-wire-store-{}-{line}", std::process::id()));
+        let _ = std::fs::remove_file(&p);
+        p
+    }
+
     #[test]
     fn tasks_configs_and_message_ids_come_back_after_reopening() {
-        let dir = std::env::temp_dir().join(format!("a2a-wire-store-{}-{}", std::process::id(), line!()));
-        let _ = std::fs::remove_file(&dir);
+        let path = temp(line!());
         {
-            let mut s = SqliteStore::open(&dir).unwrap();
+            let mut s = SqliteStore::open(&path).unwrap();
             s.insert(stored("t1"));
-            s.remember_message("k1".into(), "t1".into());
-            s.remember_message("k2".into(), "t1".into());
+            let record = MessageRecord { task_id: "t1".into(), sent_task_id: "".into(), sent_context_id: "ctx\nx".into() };
+            s.remember_message("k1".into(), record);
+            s.remember_message("k2".into(), MessageRecord { task_id: "t1".into(), ..Default::default() });
             s.forget_message("k2");
             let t = s.get_mut("t1").unwrap();
             t.record.task.status = Some(v1::TaskStatus { state: v1::TaskState::Completed as i32, ..Default::default() });
             s.touched("t1");
-            s.flush();
+            s.flush().unwrap();
             assert_eq!(s.write_errors(), 0);
         }
-        let s = SqliteStore::open(&dir).unwrap();
+        let s = SqliteStore::open(&path).unwrap();
         let mut want = stored("t1");
         want.record.task.status = Some(v1::TaskStatus { state: v1::TaskState::Completed as i32, ..Default::default() });
-        assert_eq!(s.get("t1"), Some(&want));
-        assert_eq!((s.message_task("k1"), s.message_task("k2"), s.len()), (Some("t1"), None, 1));
+        assert_eq!(s.get("t1"), Some(&want), "every artifact id survives, newline and all");
+        assert_eq!(s.message("k1").map(|r| r.sent_context_id.as_str()), Some("ctx\nx"));
+        assert_eq!((s.message("k2"), s.len()), (None, 1));
         drop(s);
-        let _ = std::fs::remove_file(&dir);
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
-    fn a_failed_write_is_retried_after_a_pause_and_then_lands() {
-        let dir = std::env::temp_dir().join(format!("a2a-wire-store-{}-{}", std::process::id(), line!()));
-        let _ = std::fs::remove_file(&dir);
+    fn a_failed_write_is_reported_retried_after_a_pause_and_then_lands() {
+        let path = temp(line!());
         {
-            let mut s = SqliteStore::open(&dir).unwrap();
-            s.db.pragma_update(None, "query_only", "ON").unwrap();
+            let mut s = SqliteStore::open(&path).unwrap();
+            s.inner.backend_mut().db.pragma_update(None, "query_only", "ON").unwrap();
             s.insert(stored("t1"));
-            s.flush();
+            assert!(s.flush().is_err(), "the engine is told");
             assert_eq!(s.write_errors(), 1);
-            // Within the pause the store does not try again.
+            // Within the pause the store does not touch the file, and says so.
+            s.inner.backend_mut().db.pragma_update(None, "query_only", "OFF").unwrap();
             s.touched("t1");
-            s.flush();
-            assert_eq!(s.write_errors(), 1);
+            assert!(s.flush().is_err());
             // After it, the collected change is written.
-            s.db.pragma_update(None, "query_only", "OFF").unwrap();
-            s.failed_at = std::time::Instant::now().checked_sub(RETRY_AFTER_FAILURE);
-            s.flush();
-            assert_eq!((s.write_errors(), s.dirty.len()), (1, 0));
+            s.inner.backend_mut().failed_at = Instant::now().checked_sub(RETRY_AFTER_FAILURE);
+            s.flush().unwrap();
+            assert!(!s.inner.has_pending());
         }
-        let s = SqliteStore::open(&dir).unwrap();
+        let s = SqliteStore::open(&path).unwrap();
         assert_eq!(s.get("t1"), Some(&stored("t1")));
         drop(s);
-        let _ = std::fs::remove_file(&dir);
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
     fn a_file_from_a_newer_schema_is_refused() {
-        let dir = std::env::temp_dir().join(format!("a2a-wire-store-{}-{}", std::process::id(), line!()));
-        let _ = std::fs::remove_file(&dir);
-        drop(SqliteStore::open(&dir).unwrap());
-        Connection::open(&dir).unwrap().execute("UPDATE meta SET value = 99 WHERE key = 'schema'", []).unwrap();
-        let e = SqliteStore::open(&dir).unwrap_err();
+        let path = temp(line!());
+        drop(SqliteStore::open(&path).unwrap());
+        Connection::open(&path).unwrap().execute("UPDATE meta SET value = 99 WHERE key = 'schema'", []).unwrap();
+        let e = SqliteStore::open(&path).unwrap_err();
         assert!(e.to_string().contains("schema version 99"), "{e}");
-        let _ = std::fs::remove_file(&dir);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_schema_1_file_is_migrated() {
+        let path = temp(line!());
+        {
+            let db = Connection::open(&path).unwrap();
+            db.execute_batch(
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+                 INSERT INTO meta VALUES ('schema', 1);
+                 CREATE TABLE tasks (id TEXT PRIMARY KEY, tenant TEXT NOT NULL, owner TEXT, task BLOB NOT NULL,
+                     closed_artifacts TEXT NOT NULL, push BLOB NOT NULL, push_versions TEXT NOT NULL);
+                 CREATE TABLE messages (key TEXT PRIMARY KEY, task_id TEXT NOT NULL);
+                 INSERT INTO messages VALUES ('k', 't1');",
+            )
+            .unwrap();
+            let task = v1::Task { id: "t1".into(), ..Default::default() };
+            db.execute(
+                "INSERT INTO tasks VALUES ('t1', '', NULL, ?1, ?2, ?3, '')",
+                params![task.encode_to_vec(), "a\nb", v1::ListTaskPushNotificationConfigsResponse::default().encode_to_vec()],
+            )
+            .unwrap();
+        }
+        let s = SqliteStore::open(&path).unwrap();
+        assert_eq!(s.get("t1").unwrap().record.closed_artifacts, vec!["a".to_string(), "b".to_string()]);
+        assert_eq!(s.message("k").map(|r| r.task_id.as_str()), Some("t1"));
+        drop(s);
+        let v: i64 = Connection::open(&path).unwrap().query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, 2);
+        let _ = std::fs::remove_file(&path);
     }
 }

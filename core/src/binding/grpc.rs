@@ -8,11 +8,11 @@
 //! - Status in trailers: `grpc-status`, `grpc-message` (percent-encoded as gRPC specifies)
 //!   and `grpc-status-details-bin` (base64 `google.rpc.Status` with the `ErrorInfo`).
 
-use super::{Method, Operation};
-use crate::client::ClientError;
 use crate::codec::protobuf;
-use crate::engine::{Request, Response};
+use crate::error::ClientError;
 use crate::error::{classify_grpc, A2aError, ErrorKind, GrpcCode};
+use crate::op::{Method, Operation};
+use crate::op::{Request, Response};
 use crate::proto::google::rpc::Status;
 use crate::v1;
 use alloc::string::String;

@@ -17,11 +17,11 @@
 //!   `StreamResponse`; v0.3: a `kind`-tagged object with `final`).
 //! - Errors: `error.data` is an array of typed details (`ErrorInfo`, `BadRequest`).
 
-use super::{Method, Operation};
-use crate::client::ClientError;
 use crate::codec::json;
-use crate::engine::{Request, Response};
+use crate::error::ClientError;
 use crate::error::{classify_jsonrpc, A2aError, ErrorKind};
+use crate::op::{Method, Operation};
+use crate::op::{Request, Response};
 use crate::v03::{self, ToV03, ToV1};
 use crate::v1;
 use crate::version::ProtocolVersion;
@@ -137,27 +137,8 @@ fn need(params: Option<&[u8]>) -> Result<&[u8], A2aError> {
     params.ok_or_else(|| A2aError::invalid_field("params", "required for this method"))
 }
 
-fn v1_params<T: crate::codec::Message>(params: Option<&[u8]>) -> Result<T, A2aError> {
-    json::decode::<T>(need(params)?).map_err(A2aError::from)
-}
-
 fn decode_params_v1(method: Method, params: Option<&[u8]>) -> Result<Operation, A2aError> {
-    Ok(match method {
-        Method::SendMessage => Operation::Task(Request::SendMessage(v1_params(params)?)),
-        Method::SendStreamingMessage => Operation::Task(Request::SendStreamingMessage(v1_params(params)?)),
-        Method::GetTask => Operation::Task(Request::GetTask(v1_params(params)?)),
-        Method::ListTasks => Operation::Task(Request::ListTasks(v1_params(params)?)),
-        Method::CancelTask => Operation::Task(Request::CancelTask(v1_params(params)?)),
-        Method::SubscribeToTask => Operation::Task(Request::SubscribeToTask(v1_params(params)?)),
-        Method::CreateTaskPushNotificationConfig => Operation::Task(Request::CreatePushConfig(v1_params(params)?)),
-        Method::GetTaskPushNotificationConfig => Operation::Task(Request::GetPushConfig(v1_params(params)?)),
-        Method::ListTaskPushNotificationConfigs => Operation::Task(Request::ListPushConfigs(v1_params(params)?)),
-        Method::DeleteTaskPushNotificationConfig => Operation::Task(Request::DeletePushConfig(v1_params(params)?)),
-        Method::GetExtendedAgentCard => Operation::GetExtendedAgentCard(match params {
-            Some(p) => json::decode(p).map_err(A2aError::from)?,
-            None => v1::GetExtendedAgentCardRequest::default(),
-        }),
-    })
+    Operation::from_json(method, params)
 }
 
 fn v03_params<T: serde::de::DeserializeOwned + ToV1>(params: Option<&[u8]>) -> Result<T::V1, A2aError>
@@ -320,21 +301,7 @@ fn local(e: impl core::fmt::Display) -> ClientError {
 }
 
 fn encode_params_v1(operation: &Operation, out: &mut Vec<u8>) -> Result<(), ClientError> {
-    match operation {
-        Operation::GetExtendedAgentCard(r) => json::encode_into(r, out),
-        Operation::Task(r) => match r {
-            Request::SendMessage(x) | Request::SendStreamingMessage(x) => json::encode_into(x, out),
-            Request::GetTask(x) => json::encode_into(x, out),
-            Request::ListTasks(x) => json::encode_into(x, out),
-            Request::CancelTask(x) => json::encode_into(x, out),
-            Request::SubscribeToTask(x) => json::encode_into(x, out),
-            Request::CreatePushConfig(x) => json::encode_into(x, out),
-            Request::GetPushConfig(x) => json::encode_into(x, out),
-            Request::ListPushConfigs(x) => json::encode_into(x, out),
-            Request::DeletePushConfig(x) => json::encode_into(x, out),
-        },
-    }
-    .map_err(local)
+    operation.to_json(out).map_err(local)
 }
 
 fn encode_params_v03(operation: &Operation, out: &mut Vec<u8>) -> Result<(), ClientError> {

@@ -21,11 +21,11 @@
 //!   is 405 with `Allow`.
 //! - Streams carry the bare `StreamResponse` in each SSE event.
 
-use super::{Method, Operation};
 use crate::codec::json;
-use crate::engine::{Request, Response};
 use crate::error::{A2aError, ErrorKind};
 use crate::http::percent_decode;
+use crate::op::{Method, Operation};
+use crate::op::{Request, Response};
 use crate::proto::google::protobuf::Timestamp;
 use crate::v1;
 use alloc::string::String;
@@ -459,8 +459,8 @@ pub fn encode_request(operation: &Operation) -> Result<(&'static str, String, Ve
 }
 
 /// Reads a success body for `method` as a v1.0 response.
-pub fn decode_response(body: &[u8], method: Method) -> Result<Response, crate::client::ClientError> {
-    let p = |e: crate::codec::DecodeError| crate::client::ClientError::Protocol(alloc::format!("invalid answer: {e}"));
+pub fn decode_response(body: &[u8], method: Method) -> Result<Response, crate::error::ClientError> {
+    let p = |e: crate::codec::DecodeError| crate::error::ClientError::Protocol(alloc::format!("invalid answer: {e}"));
     Ok(match method {
         Method::SendMessage => Response::SendMessage(json::decode_unchecked(body).map_err(p)?),
         Method::GetTask | Method::CancelTask => Response::Task(json::decode_unchecked(body).map_err(p)?),
@@ -472,7 +472,7 @@ pub fn decode_response(body: &[u8], method: Method) -> Result<Response, crate::c
         Method::DeleteTaskPushNotificationConfig => Response::Deleted,
         Method::GetExtendedAgentCard => Response::AgentCard(json::decode_unchecked(body).map_err(p)?),
         Method::SendStreamingMessage | Method::SubscribeToTask => {
-            return Err(crate::client::ClientError::Protocol(alloc::format!("{method:?} answers with a stream")))
+            return Err(crate::error::ClientError::Protocol(alloc::format!("{method:?} answers with a stream")))
         }
     })
 }
@@ -776,18 +776,18 @@ mod v03_impl {
         Ok((verb, path, body))
     }
 
-    fn proto_err(e: impl core::fmt::Display) -> crate::client::ClientError {
-        crate::client::ClientError::Protocol(alloc::format!("invalid v0.3 answer: {e}"))
+    fn proto_err(e: impl core::fmt::Display) -> crate::error::ClientError {
+        crate::error::ClientError::Protocol(alloc::format!("invalid v0.3 answer: {e}"))
     }
 
-    fn read<P: crate::codec::Message, M: conv::FromPb<Pb = P> + ToV1>(body: &[u8]) -> Result<M::V1, crate::client::ClientError> {
+    fn read<P: crate::codec::Message, M: conv::FromPb<Pb = P> + ToV1>(body: &[u8]) -> Result<M::V1, crate::error::ClientError> {
         let p: P = json::decode_unchecked(body).map_err(proto_err)?;
         let m = conv::from_pb::<M>(&p).map_err(proto_err)?.value;
         m.to_v1().map(|c| c.value).map_err(proto_err)
     }
 
     /// Reads a v0.3 answer body for `method` as the v1.0 response.
-    pub fn decode_response_v03(body: &[u8], method: Method) -> Result<Response, crate::client::ClientError> {
+    pub fn decode_response_v03(body: &[u8], method: Method) -> Result<Response, crate::error::ClientError> {
         Ok(match method {
             Method::SendMessage => Response::SendMessage(read::<pb::SendMessageResponse, model::SendMessageResult>(body)?),
             Method::GetTask | Method::CancelTask => Response::Task(read::<pb::Task, model::Task>(body)?),
@@ -803,13 +803,13 @@ mod v03_impl {
                 Response::AgentCard(c.to_v1().map_err(proto_err)?.value)
             }
             Method::SendStreamingMessage | Method::SubscribeToTask | Method::ListTasks => {
-                return Err(crate::client::ClientError::Protocol(alloc::format!("{method:?} has no single v0.3 answer")))
+                return Err(crate::error::ClientError::Protocol(alloc::format!("{method:?} has no single v0.3 answer")))
             }
         })
     }
 
     /// Reads one v0.3 stream event.
-    pub fn decode_stream_event_v03(data: &[u8]) -> Result<v1::StreamResponse, crate::client::ClientError> {
+    pub fn decode_stream_event_v03(data: &[u8]) -> Result<v1::StreamResponse, crate::error::ClientError> {
         read::<pb::StreamResponse, model::StreamEvent>(data)
     }
 }

@@ -1,9 +1,15 @@
 //! Task storage behind a trait, with the in-memory implementation.
 //!
 //! The trait borrows: the engine reads and changes tasks in place, and tells the store when a
-//! task changed ([`TaskStore::touched`]), so a persistent store can write through (or behind)
-//! while serving reads from memory. A networked store shared by several server instances
-//! implements the same methods over its own cache and invalidation.
+//! task changed ([`TaskStore::touched`]), so a persistent store can write behind while
+//! serving reads from memory. [`TaskStore::flush`] makes the changes durable and reports a
+//! failed write; the engine then answers the calls whose changes were lost with an internal
+//! error (see [`super::Engine::flush_store`]).
+//!
+//! A store that lives elsewhere (a database, or a store written in another language behind
+//! the C, Python or Node bindings) does not implement this trait: it implements
+//! [`super::Backend`], which only takes and returns owned values, and
+//! [`super::Persisted`] keeps the working set in memory in front of it.
 
 use crate::task::TaskRecord;
 use alloc::boxed::Box;
@@ -24,6 +30,31 @@ pub struct StoredTask {
     pub push_configs: Vec<super::PushConfig>,
 }
 
+/// What the message-id index remembers of a message (only when the engine de-duplicates
+/// message ids, [`super::EngineConfig::dedup_message_ids`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MessageRecord {
+    /// The task the message went to.
+    pub task_id: String,
+    /// The `taskId` the client sent with it ("" for a new task).
+    pub sent_task_id: String,
+    /// The `contextId` the client sent with it ("" when none).
+    pub sent_context_id: String,
+}
+
+/// A store write that failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl core::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "task store: {}", self.0)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for StoreError {}
+
 /// Where the engine keeps tasks.
 pub trait TaskStore {
     /// The task with this id.
@@ -32,14 +63,15 @@ pub trait TaskStore {
     fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask>;
     /// Adds a new task.
     fn insert(&mut self, task: StoredTask);
-    /// The task `id` changed (persistent stores write it, at once or at the next [`TaskStore::flush`]).
+    /// The task `id` changed (persistent stores write it at the next [`TaskStore::flush`]).
     fn touched(&mut self, id: &str);
     /// Every task, in any order (for listing).
     fn iter(&self) -> Box<dyn Iterator<Item = &StoredTask> + '_>;
-    /// The task a message id (scoped by `key`, see the engine) was sent to.
-    fn message_task(&self, key: &str) -> Option<&str>;
-    /// Records that the message `key` went to task `task_id`.
-    fn remember_message(&mut self, key: String, task_id: String);
+    /// What the message-id index holds for `key` (scoped by the engine: tenant, principal,
+    /// message id).
+    fn message(&self, key: &str) -> Option<&MessageRecord>;
+    /// Records where the message `key` went.
+    fn remember_message(&mut self, key: String, record: MessageRecord);
     /// Forgets a message key (a message answered without a task may be sent again).
     fn forget_message(&mut self, key: &str);
     /// Number of tasks.
@@ -48,13 +80,16 @@ pub trait TaskStore {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// Makes every change so far durable. A persistent store may collect the changes of
-    /// [`TaskStore::insert`], [`TaskStore::touched`] and the message index and write them here
-    /// in one transaction; a driver calls it (through [`super::Engine::flush_store`]) before it
-    /// delivers any output, so that what a peer was told survives a crash (as far as the
-    /// store's writes succeed; a store reports its failures its own way). Memory stores have
-    /// nothing to do.
-    fn flush(&mut self) {}
+    /// Makes every change so far durable. A persistent store collects the changes of
+    /// [`TaskStore::insert`], [`TaskStore::touched`] and the message index and writes them
+    /// here in one transaction; a driver calls it (through [`super::Engine::flush_store`])
+    /// before it delivers any output, so that what a peer was told survives a crash. On
+    /// failure the store keeps the changes and writes them again at a later flush; the error
+    /// tells the engine which answers must not claim success. Memory stores have nothing to
+    /// do.
+    fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// A hash map from string ids, for the in-memory store, split in [`SHARDS`] tables that grow
@@ -139,7 +174,7 @@ impl<V: core::fmt::Debug> core::fmt::Debug for IdMap<V> {
 #[derive(Clone, Debug)]
 pub struct MemoryStore {
     tasks: IdMap<Box<StoredTask>>,
-    messages: IdMap<String>,
+    messages: IdMap<MessageRecord>,
 }
 
 impl Default for MemoryStore {
@@ -190,11 +225,11 @@ impl TaskStore for MemoryStore {
     fn iter(&self) -> Box<dyn Iterator<Item = &StoredTask> + '_> {
         Box::new(self.tasks.values().map(|t| &**t))
     }
-    fn message_task(&self, key: &str) -> Option<&str> {
-        self.messages.get(key).map(String::as_str)
+    fn message(&self, key: &str) -> Option<&MessageRecord> {
+        self.messages.get(key)
     }
-    fn remember_message(&mut self, key: String, task_id: String) {
-        self.messages.insert(key, task_id);
+    fn remember_message(&mut self, key: String, record: MessageRecord) {
+        self.messages.insert(key, record);
     }
     fn forget_message(&mut self, key: &str) {
         self.messages.remove(key);
@@ -243,8 +278,9 @@ mod tests {
             t.record.task.id = format!("t{i}");
             a.insert(t.clone());
             b.insert(t);
-            a.remember_message(format!("m{i}"), format!("t{i}"));
-            b.remember_message(format!("m{i}"), format!("t{i}"));
+            let r = MessageRecord { task_id: format!("t{i}"), ..Default::default() };
+            a.remember_message(format!("m{i}"), r.clone());
+            b.remember_message(format!("m{i}"), r);
         }
         a.forget_message("m3");
         b.forget_message("m3");
@@ -252,9 +288,10 @@ mod tests {
             let id = format!("t{i}");
             assert_eq!(a.get(&id).map(|t| &t.record.task.id), Some(&id));
             assert_eq!(a.get(&id), b.get(&id));
-            assert_eq!(a.message_task(&format!("m{i}")), b.message_task(&format!("m{i}")));
+            assert_eq!(a.message(&format!("m{i}")), b.message(&format!("m{i}")));
         }
-        assert_eq!((a.len(), a.message_task("m3"), a.message_task("m4")), (100, None, Some("t4")));
+        let task_of = |k: &str| a.message(k).map(|r| r.task_id.as_str());
+        assert_eq!((a.len(), task_of("m3"), task_of("m4")), (100, None, Some("t4")));
         assert_eq!(a.iter().count(), 100);
     }
 }

@@ -1,0 +1,410 @@
+//! The task operations: what each call does to the store and who is answered when.
+
+use super::*;
+use crate::proto::google::protobuf::Timestamp;
+use crate::task::TaskEvent;
+
+impl<S: TaskStore> Engine<S> {
+    /// An incoming call. Drain [`Engine::poll_output`] afterwards.
+    pub fn handle_call(&mut self, call: CallId, ctx: CallContext, request: Request, now: Timestamp) {
+        let result = match request {
+            Request::SendMessage(r) => self.send_message(call, ctx, r, false, now),
+            Request::SendStreamingMessage(r) => self.send_message(call, ctx, r, true, now),
+            Request::GetTask(r) => self.get_task(call, &ctx, &r),
+            Request::ListTasks(r) => self.list_tasks(call, &ctx, &r),
+            Request::CancelTask(r) => self.cancel_task(call, &ctx, r, now),
+            Request::SubscribeToTask(r) => self.subscribe(call, &ctx, &r),
+            Request::CreatePushConfig(r) => self.create_push_config(call, &ctx, r),
+            Request::GetPushConfig(r) => self.get_push_config(call, &ctx, &r),
+            Request::ListPushConfigs(r) => self.list_push_configs(call, &ctx, &r),
+            Request::DeletePushConfig(r) => self.delete_push_config(call, &ctx, &r),
+        };
+        if let Err(e) = result {
+            self.respond(call, Err(e));
+        }
+    }
+
+    fn send_message(
+        &mut self,
+        call: CallId,
+        ctx: CallContext,
+        req: v1::SendMessageRequest,
+        streaming: bool,
+        now: Timestamp,
+    ) -> Result<(), A2aError> {
+        let Some(mut message) = req.message else {
+            return Err(A2aError::invalid_field("message", "required field is missing"));
+        };
+        if streaming && !self.config.streaming {
+            return Err(A2aError::unsupported("Streaming is not supported by this agent (capabilities.streaming)"));
+        }
+        let cfg = req.configuration.unwrap_or_default();
+        if let Some(h) = cfg.history_length {
+            if h < 0 {
+                return Err(A2aError::invalid_field(&history_field("configuration"), "must be 0 or more"));
+            }
+        }
+        if cfg.task_push_notification_config.is_some() && !self.config.push_notifications {
+            return Err(A2aError::new(ErrorKind::PushNotificationNotSupported));
+        }
+        let tenant = req.tenant;
+        let sent_task_id = message.task_id.clone();
+        let sent_context_id = message.context_id.clone();
+        let key = if self.config.dedup_message_ids {
+            let key = Self::message_key(&tenant, ctx.principal.as_deref(), &message.message_id);
+            // A retry: the same id, sent with the same taskId and contextId as the first time.
+            // Anything else with a known id is a new message, never answered with another task.
+            let retry = self
+                .store
+                .message(&key)
+                .filter(|r| r.sent_task_id == sent_task_id && r.sent_context_id == sent_context_id)
+                .map(|r| r.task_id.clone());
+            if let Some(task_id) = retry {
+                return self.replay(call, &ctx, &tenant, &task_id, streaming, cfg.history_length, cfg.return_immediately);
+            }
+            key
+        } else {
+            String::new()
+        };
+        let remember = |engine: &mut Self, task_id: &str| {
+            if !key.is_empty() {
+                let record = MessageRecord {
+                    task_id: String::from(task_id),
+                    sent_task_id: sent_task_id.clone(),
+                    sent_context_id: sent_context_id.clone(),
+                };
+                engine.store.remember_message(key.clone(), record);
+            }
+        };
+
+        let follow_up = !message.task_id.is_empty();
+        let (task_id, context_id, push_config) = if follow_up {
+            // A follow-up on an existing task.
+            let task_id = message.task_id.clone();
+            let stored = self.require_task(&tenant, &task_id, &ctx)?;
+            let task_context = stored.record.task.context_id.clone();
+            if !message.context_id.is_empty() && message.context_id != task_context {
+                return Err(A2aError::invalid_field("message.contextId", format!("task {task_id} belongs to another context")));
+            }
+            message.context_id = task_context.clone();
+            let push = cfg.task_push_notification_config.map(|c| self.push_config(c, &task_id, &tenant, ctx.version));
+            let stored = self.store.get_mut(&task_id).ok_or_else(|| A2aError::task_not_found(&task_id))?;
+            stored.record.apply(TaskEvent::Message(message.clone()), now).map_err(|r| r.to_error(&task_id))?;
+            if let Some(p) = push {
+                upsert_config(&mut stored.push_configs, p);
+            }
+            self.wrote(&task_id, Some(call));
+            (task_id, task_context, None)
+        } else {
+            // A new task (created when the agent's first task event arrives).
+            let task_id = self.ids.uuid();
+            if message.context_id.is_empty() {
+                message.context_id = self.ids.uuid();
+            }
+            message.task_id = task_id.clone();
+            self.unflushed.insert(call);
+            (task_id, message.context_id.clone(), cfg.task_push_notification_config)
+        };
+        remember(self, &task_id);
+        let run = self.new_run_id();
+        let entry = Run {
+            id: run,
+            message: message.clone(),
+            tenant,
+            owner: ctx.principal.clone(),
+            message_key: key.clone(),
+            push_config,
+            version: ctx.version,
+        };
+        self.insert_run(&task_id, entry);
+        self.attach(call, &task_id, streaming, cfg.history_length, cfg.return_immediately, Some(run));
+        self.out.push_back(Output::Execute(Execution {
+            id: run,
+            task_id,
+            context_id,
+            message,
+            follow_up,
+            context: ctx,
+            metadata: req.metadata,
+            resumed: false,
+        }));
+        Ok(())
+    }
+
+    /// Registers `call` as waiting on (or streaming) `task_id`; if the task exists, a stream
+    /// gets its first event at once and `returnImmediately` is answered.
+    fn attach(&mut self, call: CallId, task_id: &str, streaming: bool, history_length: Option<i32>, immediate: bool, run: Option<RunId>) {
+        let exists = self.store.get(task_id).is_some();
+        if streaming {
+            self.streams.insert(call, Stream { task_id: String::from(task_id), history_length, started: false, origin: run });
+            self.task_streams.entry(String::from(task_id)).or_default().push(call);
+            if exists {
+                self.start_stream(call);
+            }
+        } else if immediate && exists {
+            let snap = self.store.get(task_id).map(|t| self.snapshot(&t.record.task, history_length));
+            if let Some(t) = snap {
+                self.respond(call, Ok(Response::SendMessage(send_response_task(t))));
+            }
+        } else {
+            self.waiters.entry(String::from(task_id)).or_default().push(Waiter { call, run, immediate, history_length });
+        }
+    }
+
+    pub(super) fn start_stream(&mut self, call: CallId) {
+        let Some(s) = self.streams.get(&call) else { return };
+        if s.started {
+            return;
+        }
+        let Some(t) = self.store.get(&s.task_id).map(|t| self.snapshot(&t.record.task, s.history_length)) else { return };
+        if let Some(s) = self.streams.get_mut(&call) {
+            s.started = true;
+        }
+        self.out.push_back(Output::Stream { call, event: v1::StreamResponse { payload: Some(v1::stream_response::Payload::Task(t)) } });
+    }
+
+    fn replay(
+        &mut self,
+        call: CallId,
+        ctx: &CallContext,
+        tenant: &str,
+        task_id: &str,
+        streaming: bool,
+        history_length: Option<i32>,
+        immediate: bool,
+    ) -> Result<(), A2aError> {
+        let exists = self.store.get(task_id).is_some();
+        if exists {
+            let stored = self.require_task(tenant, task_id, ctx)?;
+            let done = settled(stored.record.state());
+            let snap = self.snapshot(&stored.record.task, history_length);
+            if streaming {
+                self.attach(call, task_id, true, history_length, false, None);
+                if done {
+                    self.end_stream(call, None);
+                }
+            } else if done || immediate {
+                self.respond(call, Ok(Response::SendMessage(send_response_task(snap))));
+            } else {
+                self.attach(call, task_id, false, history_length, false, None);
+            }
+            Ok(())
+        } else if let Some(run) = self.runs.get(task_id).map(|r| r.id) {
+            // The first send is still waiting for the agent's first event: wait with it.
+            self.attach(call, task_id, streaming, history_length, immediate, Some(run));
+            Ok(())
+        } else {
+            Err(A2aError::invalid_field("message.messageId", "this messageId was already used"))
+        }
+    }
+
+    fn get_task(&mut self, call: CallId, ctx: &CallContext, req: &v1::GetTaskRequest) -> Result<(), A2aError> {
+        if let Some(h) = req.history_length {
+            if h < 0 {
+                return Err(A2aError::invalid_field("historyLength", "must be 0 or more"));
+            }
+        }
+        let stored = self.require_task(&req.tenant, &req.id, ctx)?;
+        let t = self.snapshot(&stored.record.task, req.history_length);
+        self.respond(call, Ok(Response::Task(t)));
+        Ok(())
+    }
+
+    fn list_tasks(&mut self, call: CallId, ctx: &CallContext, req: &v1::ListTasksRequest) -> Result<(), A2aError> {
+        let page_size = req.page_size.unwrap_or(50);
+        if !(1..=100).contains(&page_size) {
+            return Err(A2aError::invalid_field("pageSize", "must be between 1 and 100 inclusive"));
+        }
+        if let Some(h) = req.history_length {
+            if h < 0 {
+                return Err(A2aError::invalid_field("historyLength", "must be 0 or more"));
+            }
+        }
+        let after: Option<(i64, i32, String)> = if req.page_token.is_empty() {
+            None
+        } else {
+            let parsed = token_decode(&req.page_token).and_then(|t| {
+                let rest = t.strip_prefix("L1:")?;
+                let mut it = rest.splitn(3, ':');
+                let s = it.next()?.parse().ok()?;
+                let n = it.next()?.parse().ok()?;
+                Some((s, n, String::from(it.next()?)))
+            });
+            Some(parsed.ok_or_else(|| A2aError::invalid_field("pageToken", "not a page token of this server"))?)
+        };
+        let status_filter = (req.status != 0).then_some(req.status);
+        let ts_key =
+            |t: &StoredTask| t.record.task.status.as_ref().and_then(|s| s.timestamp).map_or((i64::MIN, 0), |ts| (ts.seconds, ts.nanos));
+        let mut matches: Vec<&StoredTask> = self
+            .store
+            .iter()
+            .filter(|t| t.tenant == req.tenant && self.config.visibility.may_see(t.owner.as_deref(), ctx.principal.as_deref()))
+            .filter(|t| req.context_id.is_empty() || t.record.task.context_id == req.context_id)
+            .filter(|t| status_filter.is_none_or(|s| t.record.task.status.as_ref().is_some_and(|st| st.state == s)))
+            .filter(|t| {
+                req.status_timestamp_after.as_ref().is_none_or(|after| {
+                    let (s, n) = ts_key(t);
+                    (s, n) >= (after.seconds, after.nanos)
+                })
+            })
+            .collect();
+        // Newest status first; ties by id, so the order (and the cursor) is total.
+        matches.sort_by(|a, b| ts_key(b).cmp(&ts_key(a)).then_with(|| a.record.task.id.cmp(&b.record.task.id)));
+        let total = matches.len();
+        let start = match &after {
+            None => 0,
+            Some((s, n, id)) => matches
+                .iter()
+                .position(|t| {
+                    let k = ts_key(t);
+                    (k.0, k.1) < (*s, *n) || ((k.0, k.1) == (*s, *n) && t.record.task.id.as_str() > id.as_str())
+                })
+                .unwrap_or(total),
+        };
+        let size = usize::try_from(page_size).unwrap_or(50);
+        let page: Vec<&StoredTask> = matches.iter().skip(start).take(size).copied().collect();
+        let next_page_token = match page.last() {
+            Some(last) if start + page.len() < total => {
+                let (s, n) = ts_key(last);
+                token_encode(&format!("L1:{s}:{n}:{}", last.record.task.id))
+            }
+            _ => String::new(),
+        };
+        let include_artifacts = req.include_artifacts.unwrap_or(false);
+        let tasks = page
+            .iter()
+            .map(|t| {
+                let mut snap = self.snapshot(&t.record.task, req.history_length);
+                if !include_artifacts {
+                    snap.artifacts.clear();
+                }
+                snap
+            })
+            .collect();
+        let resp = v1::ListTasksResponse { tasks, next_page_token, page_size, total_size: i32::try_from(total).unwrap_or(i32::MAX) };
+        self.respond(call, Ok(Response::ListTasks(resp)));
+        Ok(())
+    }
+
+    fn cancel_task(&mut self, call: CallId, ctx: &CallContext, req: v1::CancelTaskRequest, now: Timestamp) -> Result<(), A2aError> {
+        let stored = self.require_task(&req.tenant, &req.id, ctx)?;
+        if let Some(state) = stored.record.state().filter(|s| task::class(*s) == StateClass::Terminal) {
+            return Err(A2aError::task_not_cancelable(&req.id, state.as_str_name()));
+        }
+        let run = self.current_run(&req.id);
+        let status = v1::TaskStatus { state: TaskState::Canceled as i32, message: None, timestamp: Some(now) };
+        self.apply_event(&req.id, TaskEvent::Status { status, metadata: req.metadata }, now).map_err(|r| r.to_error(&req.id))?;
+        self.wrote(&req.id, Some(call));
+        // The terminal state ended the run's hold on the task; the agent is told to stop.
+        self.remove_run(&req.id);
+        if let Some(run) = run {
+            self.out.push_back(Output::CancelExecution { run, task_id: req.id.clone() });
+        }
+        let snap = self.store.get(&req.id).map(|t| self.snapshot(&t.record.task, None));
+        if let Some(t) = snap {
+            self.respond(call, Ok(Response::Task(t)));
+        }
+        Ok(())
+    }
+
+    fn subscribe(&mut self, call: CallId, ctx: &CallContext, req: &v1::SubscribeToTaskRequest) -> Result<(), A2aError> {
+        if !self.config.streaming {
+            return Err(A2aError::unsupported("Streaming is not supported by this agent (capabilities.streaming)"));
+        }
+        let stored = self.require_task(&req.tenant, &req.id, ctx)?;
+        if let Some(state) = stored.record.state().filter(|s| task::class(*s) == StateClass::Terminal) {
+            return Err(A2aError::unsupported(format!("Task is {} and has no more events to stream; use GetTask", state.as_str_name()))
+                .meta("taskId", req.id.as_str()));
+        }
+        self.attach(call, &req.id, true, None, false, None);
+        Ok(())
+    }
+
+    fn push_enabled(&self) -> Result<(), A2aError> {
+        if self.config.push_notifications {
+            Ok(())
+        } else {
+            Err(A2aError::new(ErrorKind::PushNotificationNotSupported))
+        }
+    }
+
+    fn create_push_config(&mut self, call: CallId, ctx: &CallContext, cfg: v1::TaskPushNotificationConfig) -> Result<(), A2aError> {
+        self.push_enabled()?;
+        self.require_task(&cfg.tenant, &cfg.task_id, ctx)?;
+        if cfg.url.is_empty() {
+            return Err(A2aError::invalid_field("url", "required field is missing"));
+        }
+        let task_id = cfg.task_id.clone();
+        let tenant = cfg.tenant.clone();
+        let p = self.push_config(cfg, &task_id, &tenant, ctx.version);
+        let answer = p.config.clone();
+        if let Some(stored) = self.store.get_mut(&task_id) {
+            upsert_config(&mut stored.push_configs, p);
+            self.wrote(&task_id, Some(call));
+        }
+        self.respond(call, Ok(Response::PushConfig(answer)));
+        Ok(())
+    }
+
+    fn get_push_config(&mut self, call: CallId, ctx: &CallContext, req: &v1::GetTaskPushNotificationConfigRequest) -> Result<(), A2aError> {
+        self.push_enabled()?;
+        let stored = self.require_task(&req.tenant, &req.task_id, ctx)?;
+        let cfg = stored.push_configs.iter().find(|c| c.config.id == req.id).map(|c| c.config.clone());
+        match cfg {
+            Some(c) => self.respond(call, Ok(Response::PushConfig(c))),
+            None => {
+                // §3.1.8: a missing config is also TaskNotFoundError.
+                return Err(A2aError::with_message(ErrorKind::TaskNotFound, "Push notification config not found")
+                    .meta("taskId", req.task_id.as_str())
+                    .meta("configId", req.id.as_str()));
+            }
+        }
+        Ok(())
+    }
+
+    fn list_push_configs(
+        &mut self,
+        call: CallId,
+        ctx: &CallContext,
+        req: &v1::ListTaskPushNotificationConfigsRequest,
+    ) -> Result<(), A2aError> {
+        self.push_enabled()?;
+        if req.page_size < 0 {
+            return Err(A2aError::invalid_field("pageSize", "must be 0 (no limit) or more"));
+        }
+        let stored = self.require_task(&req.tenant, &req.task_id, ctx)?;
+        let start = if req.page_token.is_empty() {
+            0
+        } else {
+            token_decode(&req.page_token)
+                .and_then(|t| t.strip_prefix("P1:").and_then(|n| n.parse::<usize>().ok()))
+                .ok_or_else(|| A2aError::invalid_field("pageToken", "not a page token of this server"))?
+        };
+        let all = &stored.push_configs;
+        let size = if req.page_size == 0 { all.len() } else { usize::try_from(req.page_size).unwrap_or(all.len()) };
+        let configs: Vec<_> = all.iter().skip(start).take(size).map(|c| c.config.clone()).collect();
+        let end = start.saturating_add(configs.len());
+        let next_page_token = if end < all.len() { token_encode(&format!("P1:{end}")) } else { String::new() };
+        self.respond(call, Ok(Response::PushConfigs(v1::ListTaskPushNotificationConfigsResponse { configs, next_page_token })));
+        Ok(())
+    }
+
+    fn delete_push_config(
+        &mut self,
+        call: CallId,
+        ctx: &CallContext,
+        req: &v1::DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<(), A2aError> {
+        self.push_enabled()?;
+        self.require_task(&req.tenant, &req.task_id, ctx)?;
+        if let Some(stored) = self.store.get_mut(&req.task_id) {
+            let before = stored.push_configs.len();
+            stored.push_configs.retain(|c| c.config.id != req.id);
+            if stored.push_configs.len() != before {
+                self.wrote(&req.task_id, Some(call));
+            }
+        }
+        self.respond(call, Ok(Response::Deleted));
+        Ok(())
+    }
+}
