@@ -1,4 +1,25 @@
-//! Client-side helpers (the full sans-IO client comes with the bindings).
+//! The sans-IO client.
+//!
+//! [`Client`] holds one selected interface; [`Client::start`] turns an operation into an
+//! [`Exchange`], a step function that a host drives with what its HTTP stack gives it (the
+//! answer's head, body bytes, end and trailers) and that tells it what to do next
+//! ([`Step`]): send a request, read more, take an event, or the result. Everything the
+//! protocol decides is in here — the request's headers and framing, the HTTP+JSON
+//! SubscribeToTask retry as POST on 405, whether an answer is a stream, the stream's
+//! framing, error classification, limits on what a server may send, and tracking the task —
+//! so a binding on fetch, httpx or libcurl only moves bytes:
+//!
+//! ```text
+//! let mut x = client.start(operation)?;
+//! loop {
+//!     match x.poll(now) {
+//!         Step::Send(req) => { send req; x.handle_head(status, &headers) }
+//!         Step::Read => match read body { Some(bytes) => x.handle_body(&bytes), None => x.handle_end(&trailers) },
+//!         Step::Event(ev) => show ev,
+//!         Step::Done(result) => break result,
+//!     }
+//! }
+//! ```
 //!
 //! [`TaskTracker`] follows one task from what a server sends: a `SendMessage` answer, stream
 //! events, `GetTask` snapshots. It uses the same state machine as the server
@@ -97,8 +118,23 @@ use crate::op::{Method, Operation};
 use alloc::vec::Vec;
 use serde_json::Value;
 
-/// Largest stream event a client buffers (bytes).
-pub const MAX_EVENT: usize = 16 * 1024 * 1024;
+/// Largest stream event a client buffers by default (bytes).
+pub const MAX_EVENT: usize = 2 * 1024 * 1024;
+
+/// Limits on what a client accepts from a server (a malicious server is a peer too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientLimits {
+    /// Largest whole answer body (unary answers, and error answers to streaming calls).
+    pub max_body: usize,
+    /// Largest single stream event (an SSE event or a gRPC message).
+    pub max_event: usize,
+}
+
+impl Default for ClientLimits {
+    fn default() -> Self {
+        ClientLimits { max_body: 8 * 1024 * 1024, max_event: MAX_EVENT }
+    }
+}
 
 /// A sans-IO A2A client for one selected interface: it builds requests and reads answers;
 /// the transport moves the bytes.
@@ -269,44 +305,35 @@ impl Client {
     /// The request to send once more after `answer`, if the binding's rules call for it (an
     /// HTTP+JSON GET subscribe answered 405 is retried as POST).
     pub fn retry(&self, call: &mut PreparedCall, answer: &HttpResponse) -> Option<OutgoingRequest> {
-        if answer.status == 405 {
-            return call.post_fallback.take();
-        }
-        None
+        retry_request(call, answer)
     }
 
     /// Reads the answer to a unary call.
     pub fn parse(&self, call: &PreparedCall, answer: &HttpResponse) -> Result<Response, ClientError> {
-        match call.binding {
-            Binding::Grpc => {
-                let fields = if answer.trailers.is_empty() { &answer.headers } else { &answer.trailers };
-                grpc::check_status_for(fields, call.version.is_legacy())?;
-                let frames = grpc::decode_frames(&answer.body, MAX_EVENT).map_err(|e| ClientError::Protocol(alloc::format!("{e}")))?;
-                let [message] = frames.as_slice() else {
-                    return Err(ClientError::Protocol(String::from("a unary gRPC answer carries exactly one message")));
-                };
-                if call.version.is_legacy() {
-                    grpc::decode_response_v03(message, call.method)
-                } else {
-                    grpc::decode_response(message, call.method)
-                }
-            }
-            Binding::JsonRpc if answer.status == 200 => jsonrpc::decode_response(&answer.body, call.version, call.method),
-            // Any 2xx is success (the JS SDK's v0.3 server answers message:send with 201).
-            Binding::HttpJson if (200..300).contains(&answer.status) => {
-                if call.version.is_legacy() {
-                    rest::decode_response_v03(&answer.body, call.method)
-                } else {
-                    rest::decode_response(&answer.body, call.method)
-                }
-            }
-            _ => Err(ClientError::Remote(classify_for(call.version, answer.status, &answer.body))),
-        }
+        parse_answer(call, answer)
     }
-
     /// A decoder for the events of a streaming call whose response head was `head`; fails
     /// with the server's error when the head is not a stream.
     pub fn stream_decoder(&self, call: &PreparedCall, head: &HttpResponse) -> Result<StreamDecoder, ClientError> {
+        stream_decoder(call, head, MAX_EVENT)
+    }
+
+    /// Starts `operation` as an [`Exchange`] with `limits`.
+    pub fn start_with(&mut self, operation: Operation, limits: ClientLimits) -> Result<Exchange, ClientError> {
+        let call = self.prepare(operation)?;
+        Ok(Exchange::new(call, limits))
+    }
+
+    /// Starts `operation` as an [`Exchange`] with the default limits.
+    pub fn start(&mut self, operation: Operation) -> Result<Exchange, ClientError> {
+        self.start_with(operation, ClientLimits::default())
+    }
+}
+
+/// A decoder for the events of a streaming call whose response head was `head` (events up to
+/// `max_event` bytes); fails with the server's error when the head is not a stream.
+fn stream_decoder(call: &PreparedCall, head: &HttpResponse, max_event: usize) -> Result<StreamDecoder, ClientError> {
+    {
         if call.binding == Binding::Grpc {
             if head.status != 200 {
                 return Err(ClientError::Remote(classify_http(head.status, &head.body)));
@@ -314,7 +341,7 @@ impl Client {
             if head.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("grpc-status")) {
                 grpc::check_status_for(&head.headers, call.version.is_legacy())?;
             }
-            return Ok(StreamDecoder { inner: Inner::Grpc { buf: Vec::new(), legacy: call.version.is_legacy() } });
+            return Ok(StreamDecoder { inner: Inner::Grpc { buf: Vec::new(), legacy: call.version.is_legacy() }, max_event });
         }
         let is_sse = head.header("content-type").is_some_and(|c| crate::http::media_type(c) == sse::CONTENT_TYPE);
         if !(200..300).contains(&head.status) || !is_sse {
@@ -329,10 +356,11 @@ impl Client {
         }
         Ok(StreamDecoder {
             inner: Inner::Sse {
-                decoder: sse::SseDecoder::new(MAX_EVENT),
+                decoder: sse::SseDecoder::new(max_event),
                 jsonrpc: call.binding == Binding::JsonRpc,
                 version: call.version,
             },
+            max_event,
         })
     }
 }
@@ -347,6 +375,7 @@ enum Inner {
 #[derive(Clone, Debug)]
 pub struct StreamDecoder {
     inner: Inner,
+    max_event: usize,
 }
 
 impl StreamDecoder {
@@ -398,7 +427,7 @@ impl StreamDecoder {
                     return Err(ClientError::Protocol(String::from("compressed gRPC message")));
                 }
                 let len = u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]) as usize;
-                if len > MAX_EVENT {
+                if len > self.max_event {
                     return Err(ClientError::Protocol(alloc::format!("gRPC message of {len} bytes is over the limit")));
                 }
                 if buf.len() < 5 + len {
@@ -419,4 +448,271 @@ impl StreamDecoder {
             Inner::Sse { .. } => Ok(()),
         }
     }
+}
+
+/// Reads the answer to a unary call.
+fn parse_answer(call: &PreparedCall, answer: &HttpResponse) -> Result<Response, ClientError> {
+    match call.binding {
+        Binding::Grpc => {
+            let fields = if answer.trailers.is_empty() { &answer.headers } else { &answer.trailers };
+            grpc::check_status_for(fields, call.version.is_legacy())?;
+            let frames = grpc::decode_frames(&answer.body, answer.body.len()).map_err(|e| ClientError::Protocol(alloc::format!("{e}")))?;
+            let [message] = frames.as_slice() else {
+                return Err(ClientError::Protocol(String::from("a unary gRPC answer carries exactly one message")));
+            };
+            if call.version.is_legacy() {
+                grpc::decode_response_v03(message, call.method)
+            } else {
+                grpc::decode_response(message, call.method)
+            }
+        }
+        Binding::JsonRpc if answer.status == 200 => jsonrpc::decode_response(&answer.body, call.version, call.method),
+        // Any 2xx is success (the JS SDK's v0.3 server answers message:send with 201).
+        Binding::HttpJson if (200..300).contains(&answer.status) => {
+            if call.version.is_legacy() {
+                rest::decode_response_v03(&answer.body, call.method)
+            } else {
+                rest::decode_response(&answer.body, call.method)
+            }
+        }
+        _ => Err(ClientError::Remote(classify_for(call.version, answer.status, &answer.body))),
+    }
+}
+
+// ---------------------------------------------------------------- the step function
+
+/// What a host does next for an [`Exchange`].
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Send this request (the first one, or a retry the binding's rules call for), then feed
+    /// its answer: [`Exchange::handle_head`], [`Exchange::handle_body`],
+    /// [`Exchange::handle_end`].
+    Send(OutgoingRequest),
+    /// Feed more of the answer (body bytes, or its end).
+    Read,
+    /// A stream event (already applied to [`Exchange::task`]).
+    Event(v1::StreamResponse),
+    /// The exchange is over: see [`Finished`].
+    Done(Finished),
+}
+
+/// How an exchange ended.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Finished {
+    /// A unary call's answer.
+    Answer(Response),
+    /// A stream ended normally (its events came as [`Step::Event`]s).
+    StreamEnded,
+    /// The call failed: the server's error, a protocol violation, or a limit.
+    Failed(ClientError),
+}
+
+impl Finished {
+    /// The unary answer, or the error (a stream's normal end is a protocol error here).
+    pub fn into_result(self) -> Result<Response, ClientError> {
+        match self {
+            Finished::Answer(r) => Ok(r),
+            Finished::Failed(e) => Err(e),
+            Finished::StreamEnded => Err(ClientError::Protocol(String::from("a stream where an answer was expected"))),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum XState {
+    /// The request to send next.
+    ToSend(OutgoingRequest),
+    /// Sent; waiting for the answer's head.
+    AwaitHead,
+    /// Reading a whole body (a unary answer, or an error answer to a streaming call).
+    Body,
+    /// Reading a stream.
+    Stream(StreamDecoder),
+    /// The stream's body ended (with these trailers); remaining events are being taken.
+    Draining(StreamDecoder, Vec<(String, String)>),
+    /// Over.
+    Over(Option<Finished>),
+}
+
+/// One operation in flight: a step function (see the module docs).
+#[derive(Debug)]
+pub struct Exchange {
+    call: PreparedCall,
+    limits: ClientLimits,
+    state: XState,
+    head: HttpResponse,
+    tracker: TaskTracker,
+    direct: Option<v1::Message>,
+}
+
+fn over_limit(what: &str, limit: usize) -> ClientError {
+    ClientError::Protocol(alloc::format!("{what} over the limit of {limit} bytes"))
+}
+
+impl Exchange {
+    fn new(call: PreparedCall, limits: ClientLimits) -> Self {
+        let req = call.request.clone();
+        Exchange { call, limits, state: XState::ToSend(req), head: HttpResponse::default(), tracker: TaskTracker::empty(), direct: None }
+    }
+
+    /// The operation.
+    pub fn method(&self) -> Method {
+        self.call.method
+    }
+
+    /// True when the answer is a stream of events.
+    pub fn is_streaming(&self) -> bool {
+        self.call.is_streaming()
+    }
+
+    /// The prepared call (request, JSON-RPC id).
+    pub fn prepared(&self) -> &PreparedCall {
+        &self.call
+    }
+
+    /// The task as the stream has shown it so far (streams only).
+    pub fn task(&self) -> &TaskTracker {
+        &self.tracker
+    }
+
+    /// The direct reply, when a stream's first event was a Message instead of a task.
+    pub fn direct_reply(&self) -> Option<&v1::Message> {
+        self.direct.as_ref()
+    }
+
+    /// True once the exchange is over (its result was returned, or is ready).
+    pub fn is_over(&self) -> bool {
+        matches!(self.state, XState::Over(_))
+    }
+
+    fn finish(&mut self, f: Finished) {
+        self.state = XState::Over(Some(f));
+    }
+
+    /// The answer's status line and headers (for gRPC: the response headers, which may
+    /// already carry the status of a trailers-only answer).
+    pub fn handle_head(&mut self, status: u16, headers: &[(String, String)]) {
+        if !matches!(self.state, XState::AwaitHead) {
+            return;
+        }
+        self.head = HttpResponse { status, headers: headers.to_vec(), streaming: self.is_streaming(), ..HttpResponse::default() };
+        if !self.is_streaming() {
+            self.state = XState::Body;
+            return;
+        }
+        let is_grpc = self.call.binding == Binding::Grpc;
+        let is_sse = self.head.header("content-type").is_some_and(|c| crate::http::media_type(c) == sse::CONTENT_TYPE);
+        if is_grpc || ((200..300).contains(&status) && is_sse) {
+            match stream_decoder(&self.call, &self.head, self.limits.max_event) {
+                Ok(d) => self.state = XState::Stream(d),
+                Err(e) => self.finish(Finished::Failed(e)),
+            }
+        } else {
+            // An error answered before the stream started: read it whole.
+            self.state = XState::Body;
+        }
+    }
+
+    /// Body bytes, as they arrive (de-chunked; for gRPC the DATA frames' bytes).
+    pub fn handle_body(&mut self, bytes: &[u8]) {
+        match &mut self.state {
+            XState::Body => {
+                if self.head.body.len().saturating_add(bytes.len()) > self.limits.max_body {
+                    self.finish(Finished::Failed(over_limit("the answer is", self.limits.max_body)));
+                } else {
+                    self.head.body.extend_from_slice(bytes);
+                }
+            }
+            XState::Stream(d) => d.feed(bytes),
+            _ => {}
+        }
+    }
+
+    /// The end of the answer, with its trailers (gRPC status; empty for HTTP/1.1).
+    pub fn handle_end(&mut self, trailers: &[(String, String)]) {
+        match core::mem::replace(&mut self.state, XState::Over(None)) {
+            XState::Body => {
+                self.head.trailers = trailers.to_vec();
+                if self.is_streaming() {
+                    // The GET subscribe answered 405: the binding's rule is one POST retry.
+                    if let Some(again) = retry_request(&mut self.call, &self.head) {
+                        self.head = HttpResponse::default();
+                        self.state = XState::ToSend(again);
+                        return;
+                    }
+                    let e = match stream_decoder(&self.call, &self.head, self.limits.max_event) {
+                        Err(e) => e,
+                        Ok(_) => ClientError::Protocol(String::from("a stream was expected")),
+                    };
+                    self.finish(Finished::Failed(e));
+                } else {
+                    let r = parse_answer(&self.call, &self.head);
+                    self.finish(match r {
+                        Ok(resp) => Finished::Answer(resp),
+                        Err(e) => Finished::Failed(e),
+                    });
+                }
+            }
+            XState::Stream(d) => self.state = XState::Draining(d, trailers.to_vec()),
+            XState::AwaitHead => self.finish(Finished::Failed(ClientError::Protocol(String::from("the answer ended before its head")))),
+            other => self.state = other,
+        }
+    }
+
+    /// What to do next. `now` dates task changes an event does not date itself.
+    pub fn poll(&mut self, now: Timestamp) -> Step {
+        loop {
+            match &mut self.state {
+                XState::ToSend(_) => {
+                    let XState::ToSend(req) = core::mem::replace(&mut self.state, XState::AwaitHead) else { continue };
+                    return Step::Send(req);
+                }
+                XState::AwaitHead | XState::Body => return Step::Read,
+                XState::Stream(d) | XState::Draining(d, _) => match d.next_event() {
+                    Ok(Some(ev)) => match self.track(&ev, now) {
+                        Ok(()) => return Step::Event(ev),
+                        Err(e) => self.finish(Finished::Failed(e)),
+                    },
+                    Ok(None) => {
+                        if let XState::Draining(d, trailers) = &self.state {
+                            let end = d.finish(trailers);
+                            self.finish(match end {
+                                Ok(()) => Finished::StreamEnded,
+                                Err(e) => Finished::Failed(e),
+                            });
+                        } else {
+                            return Step::Read;
+                        }
+                    }
+                    Err(e) => self.finish(Finished::Failed(e)),
+                },
+                XState::Over(f) => {
+                    return Step::Done(
+                        f.take().unwrap_or_else(|| Finished::Failed(ClientError::Local(String::from("the exchange is over")))),
+                    )
+                }
+            }
+        }
+    }
+
+    fn track(&mut self, ev: &v1::StreamResponse, now: Timestamp) -> Result<(), ClientError> {
+        if let Some(v1::stream_response::Payload::Message(m)) = &ev.payload {
+            if self.tracker.task().id.is_empty() {
+                self.direct = Some(m.clone());
+                return Ok(());
+            }
+        }
+        self.tracker
+            .on_event(ev, now)
+            .map_err(|r| ClientError::Protocol(alloc::format!("the server sent an event its task cannot take: {r}")))
+    }
+}
+
+fn retry_request(call: &mut PreparedCall, answer: &HttpResponse) -> Option<OutgoingRequest> {
+    if answer.status == 405 {
+        return call.post_fallback.take();
+    }
+    None
 }

@@ -137,6 +137,139 @@ pub fn percent_encode_keeping(s: &str, keep: impl Fn(u8) -> bool) -> String {
     out
 }
 
+/// Days since 1970-01-01 of a civil date (proleptic Gregorian).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = i64::from((m + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil date of a day count since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    // Both are small positive numbers by construction (1..=31 and 1..=12).
+    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+
+/// An HTTP-date in the preferred IMF-fixdate form (RFC 9110 §5.6.7), e.g.
+/// `Sun, 06 Nov 1994 08:49:37 GMT`, for whole seconds since the Unix epoch.
+pub fn http_date(unix_seconds: i64) -> String {
+    let days = unix_seconds.div_euclid(86_400);
+    let secs = unix_seconds.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    // rem_euclid keeps both indices in range.
+    let wd = WEEKDAYS[usize::try_from(days.rem_euclid(7)).unwrap_or(0)];
+    let mon = MONTHS[usize::try_from(m - 1).unwrap_or(0)];
+    alloc::format!("{wd}, {d:02} {mon} {y:04} {:02}:{:02}:{:02} GMT", secs / 3600, secs % 3600 / 60, secs % 60)
+}
+
+/// Reads an HTTP-date in any of the three forms a recipient must accept (RFC 9110 §5.6.7):
+/// IMF-fixdate, RFC 850 (two-digit years read as 19xx/20xx within fifty years of 2000) and
+/// asctime. Seconds since the Unix epoch, or `None` for anything else.
+pub fn parse_http_date(s: &str) -> Option<i64> {
+    let month = |m: &str| MONTHS.iter().position(|x| *x == m).and_then(|i| u32::try_from(i + 1).ok());
+    let time = |t: &str| -> Option<i64> {
+        let mut p = t.split(':');
+        let h: i64 = p.next()?.parse().ok()?;
+        let mi: i64 = p.next()?.parse().ok()?;
+        let se: i64 = p.next()?.parse().ok()?;
+        (p.next().is_none() && h < 24 && mi < 60 && se < 61).then_some(h * 3600 + mi * 60 + se)
+    };
+    let s = s.trim();
+    let parts: Vec<&str> = s.split_ascii_whitespace().collect();
+    let (y, m, d, t) = match parts.as_slice() {
+        // Sun, 06 Nov 1994 08:49:37 GMT
+        [_, d, mon, y, t, "GMT"] if parts[0].ends_with(',') => (y.parse::<i64>().ok()?, month(mon)?, d.parse::<u32>().ok()?, time(t)?),
+        // Sunday, 06-Nov-94 08:49:37 GMT
+        [_, date, t, "GMT"] => {
+            let mut p = date.split('-');
+            let d: u32 = p.next()?.parse().ok()?;
+            let m = month(p.next()?)?;
+            let yy: i64 = p.next()?.parse().ok()?;
+            (if yy < 50 { 2000 + yy } else { 1900 + yy }, m, d, time(t)?)
+        }
+        // Sun Nov  6 08:49:37 1994
+        [_, mon, d, t, y] => (y.parse::<i64>().ok()?, month(mon)?, d.parse::<u32>().ok()?, time(t)?),
+        _ => return None,
+    };
+    if !(1..=31).contains(&d) || !(0..=9999).contains(&y) {
+        return None;
+    }
+    Some(days_from_civil(y, m, d) * 86_400 + t)
+}
+
+/// Whether an `If-None-Match` value matches `etag` (weak comparison, RFC 9110 §13.1.2:
+/// `W/"x"` matches `"x"`), or is `*`.
+pub fn if_none_match(header: &str, etag: &str) -> bool {
+    let bare = |t: &str| -> String { String::from(t.trim().trim_start_matches("W/")) };
+    let ours = bare(etag);
+    header.split(',').any(|t| t.trim() == "*" || bare(t) == ours)
+}
+
+/// Whether a media type is acceptable per an `Accept` header value, and how much (its `q`,
+/// 0 to 1000): `None` when the header does not mention it (neither exactly nor by `type/*`
+/// or `*/*`). Names are compared without case.
+pub fn accept_quality(accept: &str, media_type: &str) -> Option<u16> {
+    let (want_type, _) = media_type.split_once('/').unwrap_or((media_type, ""));
+    let mut best: Option<(u8, u16)> = None;
+    for range in accept.split(',') {
+        let mut params = range.split(';');
+        let name = params.next().unwrap_or("").trim();
+        let specificity = if name.eq_ignore_ascii_case(media_type) {
+            3
+        } else if name.strip_suffix("/*").is_some_and(|t| t.eq_ignore_ascii_case(want_type)) {
+            2
+        } else if name == "*/*" {
+            1
+        } else {
+            continue;
+        };
+        let mut q = 1000u16;
+        for p in params {
+            if let Some((k, v)) = p.split_once('=') {
+                if k.trim().eq_ignore_ascii_case("q") {
+                    q = parse_q(v.trim()).unwrap_or(0);
+                }
+            }
+        }
+        if best.is_none_or(|(s, _)| specificity > s) {
+            best = Some((specificity, q));
+        }
+    }
+    best.map(|(_, q)| q)
+}
+
+/// A `q` value (`0`, `0.5`, `1.000`) in thousandths.
+fn parse_q(v: &str) -> Option<u16> {
+    let (int, frac) = v.split_once('.').unwrap_or((v, ""));
+    if frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut thousandths: u16 = 0;
+    for (i, b) in frac.bytes().enumerate() {
+        thousandths += u16::from(b - b'0') * [100, 10, 1][i];
+    }
+    match int {
+        "0" => Some(thousandths),
+        "1" if thousandths == 0 => Some(1000),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +284,39 @@ mod tests {
         assert_eq!(percent_decode("%zz", false), None);
         assert_eq!(percent_decode("%4", false), None);
         assert_eq!(percent_decode("%ff", false), None);
+    }
+
+    #[test]
+    fn http_dates_round_trip_in_all_three_forms() {
+        assert_eq!(http_date(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT");
+        for form in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
+            assert_eq!(parse_http_date(form), Some(784_111_777), "{form}");
+        }
+        for t in [0, 951_782_400, 1_800_000_000, 4_102_444_800] {
+            assert_eq!(parse_http_date(&http_date(t)), Some(t), "{}", http_date(t));
+        }
+        for bad in ["", "yesterday", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:00:00 GMT"] {
+            assert_eq!(parse_http_date(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn entity_tags_compare_weakly() {
+        assert!(if_none_match("\"abc\"", "\"abc\""));
+        assert!(if_none_match("W/\"abc\"", "\"abc\""));
+        assert!(if_none_match("\"x\", W/\"abc\"", "\"abc\""));
+        assert!(if_none_match("*", "\"abc\""));
+        assert!(!if_none_match("\"abd\"", "\"abc\""));
+    }
+
+    #[test]
+    fn accept_headers_give_the_quality_of_a_type() {
+        assert_eq!(accept_quality("Application/JSON", "application/json"), Some(1000));
+        assert_eq!(accept_quality("application/json;q=1, application/a2a+json;q=0", "application/a2a+json"), Some(0));
+        assert_eq!(accept_quality("application/*;q=0.5", "application/a2a+json"), Some(500));
+        assert_eq!(accept_quality("*/*", "application/a2a+json"), Some(1000));
+        assert_eq!(accept_quality("text/event-stream", "application/json"), None);
+        assert_eq!(accept_quality("application/json;q=0.25, */*;q=0.9", "application/json"), Some(250), "the most specific range wins");
     }
 
     #[test]

@@ -256,15 +256,10 @@ impl Endpoint {
         Ok((active, auth))
     }
 
-    /// The card's capability checks for an operation. The extended card also needs
-    /// credentials (§3.1.11: it MUST require authentication): a request that carries none of
-    /// the card's authentication headers is Unauthenticated; the application still judges the
-    /// credentials themselves.
-    fn capabilities(&self, method: Method, auth_headers: &[(String, String)]) -> Result<(), A2aError> {
-        if method == Method::GetExtendedAgentCard && auth_headers.is_empty() {
-            card::require_extended_card(&self.card, self.extended_card.is_some())?;
-            return Err(A2aError::with_message(ErrorKind::Unauthenticated, "the extended agent card requires authentication"));
-        }
+    /// The card's capability checks for an operation. (The extended card also requires an
+    /// authenticated caller, §3.1.11; whether the caller is authenticated is the
+    /// application's judgement, which [`crate::service::Service`] asks for and checks.)
+    fn capabilities(&self, method: Method) -> Result<(), A2aError> {
         match method {
             Method::SendStreamingMessage | Method::SubscribeToTask => card::require_streaming(&self.card),
             Method::CreateTaskPushNotificationConfig
@@ -313,7 +308,7 @@ impl Endpoint {
         };
         let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&jsonrpc::peek_id(req.body), &e))?;
         let decoded = jsonrpc::decode_request(req.body, version).map_err(|(id, e)| fail(&id, &e))?;
-        self.capabilities(decoded.operation.method(), &auth_headers).map_err(|e| fail(&decoded.id, &e))?;
+        self.capabilities(decoded.operation.method()).map_err(|e| fail(&decoded.id, &e))?;
         Ok(Call {
             operation: decoded.operation,
             version,
@@ -326,17 +321,21 @@ impl Endpoint {
     }
 
     fn decode_rest(&self, req: &HttpRequest<'_>, route: &Route, rel: &str, ctype: &str) -> Result<Call, HttpResponse> {
-        let plain_json = ctype == "application/json"
-            || (ctype.is_empty() && req.header("accept").is_some_and(|a| a.contains("application/json") && !a.contains("a2a+json")));
+        let plain_json = answers_plain_json(req.header("accept"), ctype);
         let fail = |e: &A2aError| rest_error(e, plain_json, false);
+        // HEAD is GET without the body (RFC 9110 §9.3.2): the host sends the head only.
+        let verb = if req.method.eq_ignore_ascii_case("HEAD") { "GET" } else { req.method };
+        // Some clients send the JSON `null` for "no body" (a2a-go's CancelTask): it is read as
+        // an empty body, as the official Python SDK's server reads it.
+        let body = if req.body.trim_ascii() == b"null" { &b""[..] } else { req.body };
         // The routes depend on the version (v0.3 lives under /v1 with the v0.3 proto's JSON);
         // a path that is no route of either version is a 404 whatever the version header says.
         let negotiated = self.negotiate(req, &route.versions);
         let found = match &negotiated {
-            Ok(v) if v.is_legacy() => rest::match_route_v03(req.method, rel),
-            Ok(_) => rest::match_route(req.method, rel),
+            Ok(v) if v.is_legacy() => rest::match_route_v03(verb, rel),
+            Ok(_) => rest::match_route(verb, rel),
             Err(e) => {
-                let any = [rest::match_route(req.method, rel), rest::match_route_v03(req.method, rel)];
+                let any = [rest::match_route(verb, rel), rest::match_route_v03(verb, rel)];
                 if any.iter().all(|m| *m == rest::RouteMatch::NotFound) {
                     return Err(plain_404());
                 }
@@ -352,7 +351,7 @@ impl Endpoint {
             }
             rest::RouteMatch::NotFound => return Err(plain_404()),
         };
-        let has_body = !req.body.iter().all(u8::is_ascii_whitespace);
+        let has_body = !body.iter().all(u8::is_ascii_whitespace);
         if has_body && !ctype.is_empty() && ctype != "application/json" && ctype != "application/a2a+json" {
             return Err(fail(&A2aError::with_message(
                 ErrorKind::ContentTypeNotSupported,
@@ -367,12 +366,12 @@ impl Endpoint {
         let fail = |e: &A2aError| rest_error(e, plain_json, version.is_legacy());
         let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&e))?;
         let operation = if version.is_legacy() {
-            rest::decode_request_v03(method, params, req.query(), req.body)
+            rest::decode_request_v03(method, params, req.query(), body)
         } else {
-            rest::decode_request(method, params, &tenant, req.query(), req.body)
+            rest::decode_request(method, params, &tenant, req.query(), body)
         }
         .map_err(|e| fail(&e))?;
-        self.capabilities(method, &auth_headers).map_err(|e| fail(&e))?;
+        self.capabilities(method).map_err(|e| fail(&e))?;
         Ok(Call { operation, version, binding: Binding::HttpJson, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json })
     }
 
@@ -402,7 +401,7 @@ impl Endpoint {
         };
         let operation =
             if legacy { grpc::decode_request_v03(method, message) } else { grpc::decode_request(method, message) }.map_err(|e| fail(&e))?;
-        self.capabilities(method, &auth_headers).map_err(|e| fail(&e))?;
+        self.capabilities(method).map_err(|e| fail(&e))?;
         Ok(Call { operation, version, binding: Binding::Grpc, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json: false })
     }
 
@@ -559,6 +558,20 @@ impl Endpoint {
 
 fn too_large(len: usize, max: usize) -> A2aError {
     A2aError::with_message(ErrorKind::InvalidRequest, alloc::format!("request body of {len} bytes exceeds the limit of {max}"))
+}
+
+/// Whether an HTTP+JSON answer is labelled `application/json` rather than
+/// `application/a2a+json`: what the client accepts decides (case-insensitive, with `q`
+/// values; a type refused with `q=0` is never used), and where `Accept` does not choose, the
+/// type the client sent.
+fn answers_plain_json(accept: Option<&str>, ctype: &str) -> bool {
+    use crate::http::accept_quality;
+    let q = |t: &str| accept.and_then(|a| accept_quality(a, t)).unwrap_or(0);
+    let (json, a2a) = (q("application/json"), q(rest::CONTENT_TYPE));
+    if json != a2a {
+        return json > a2a;
+    }
+    ctype == "application/json"
 }
 
 fn rest_type(plain_json: bool) -> &'static str {

@@ -1,22 +1,26 @@
 #!/usr/bin/env python3
 """The interop matrix: a2a-wire against the official A2A SDKs, both directions.
 
-    python3 tests/interop/run.py [--target-dir target] [--only python|js]
+    python3 tests/interop/run.py [--target-dir target] [--only python|js|go]
 
 Starts, on 127.0.0.1 only: our demo agent (`a2a-wire serve --store memory`), the Python SDK
-server (tests/interop/python/their_server.py) and the JS SDK server
-(tests/interop/js/their_server.mjs), all with the same agent behaviour. Then runs:
+server (tests/interop/python/their_server.py), the JS SDK server
+(tests/interop/js/their_server.mjs) and the Go SDK server (tests/interop/go/cmd/their_server),
+all with the same agent behaviour. Then runs:
 
 - each SDK's client against our server (their_client.*), and
 - our client (`a2a-wire-interop`) against each SDK's server,
 
-over every binding (JSON-RPC, HTTP+JSON, gRPC) and version (1.0, 0.3). Each check prints a
+over every binding (JSON-RPC, HTTP+JSON, gRPC) and version (1.0, 0.3; the Go rows cover 1.0
+only, see SDK_VERSIONS). Each check prints a
 JSON line; this script prints the matrix and fails on any failure or missing row that
 tests/interop/quirks.json does not list (the documented SDK quirks; INTEROP.md explains
 them). Every process is bounded by a timeout and killed at the end.
 
-The SDKs are installed by the caller (`make interop` creates target/interop-py-venv and
-runs `npm ci` in tests/interop/js).
+The Python and JS SDKs are installed by the caller (`make interop` creates
+target/interop-py-venv and runs `npm ci` in tests/interop/js). The Go programs are built here
+into <target-dir>/interop-go/ (`go build`, modules pinned by tests/interop/go/go.sum and
+fetched from the Go module proxy on first use).
 """
 
 import argparse
@@ -34,6 +38,11 @@ BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"]
 VERSIONS = ["1.0", "0.3"]
 CHECKS = ["card", "send", "get", "stream", "input_required", "cancel_completed", "get_unknown", "list", "message_only"]
 RUN_TIMEOUT = 300
+GO_BUILD_TIMEOUT = 600
+GO_DIR = HERE / "go"
+# The protocol versions each SDK's rows cover. a2a-go v2 speaks 1.0 (its v0.3 layer,
+# a2acompat/a2av0, is not wired into the Go programs), so its v0.3 rows read "n/a".
+SDK_VERSIONS = {"python": VERSIONS, "js": VERSIONS, "go": ["1.0"]}
 
 
 def free_port(n=1):
@@ -110,6 +119,24 @@ def run_client(cmd, label, log):
     return rows
 
 
+def build_go(target, log):
+    """Builds their_server and their_client into <target>/interop-go/; False if it failed."""
+    out_dir = (target / "interop-go").resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cmd = ["go", "build", "-o", str(out_dir) + os.sep, "./cmd/..."]
+    try:
+        out = subprocess.run(cmd, cwd=GO_DIR, capture_output=True, text=True, timeout=GO_BUILD_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        Path(log).write_text(f"{' '.join(cmd)}: {e}\n")
+        print(f"go build failed: {e}; see {log}", file=sys.stderr)
+        return False
+    Path(log).write_text(f"{' '.join(cmd)} (exit {out.returncode})\n{out.stdout}\n{out.stderr}")
+    if out.returncode != 0:
+        print(f"go build failed (exit {out.returncode}); see {log}", file=sys.stderr)
+        return False
+    return True
+
+
 def quirk_for(quirks, r):
     for q in quirks:
         if all(q.get(k) in ("*", r[k]) for k in ("client", "server", "binding", "version", "check")):
@@ -120,13 +147,16 @@ def quirk_for(quirks, r):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--target-dir", default=str(ROOT / "target"))
-    ap.add_argument("--only", choices=["python", "js"])
+    ap.add_argument("--only", choices=["python", "js", "go"])
     args = ap.parse_args()
     target = Path(args.target_dir)
     logs = target / "interop-logs"
     logs.mkdir(parents=True, exist_ok=True)
     py = target / "interop-py-venv" / "bin" / "python"
-    sdks = [s for s in ["python", "js"] if args.only in (None, s)]
+    sdks = [s for s in ["python", "js", "go"] if args.only in (None, s)]
+    go_bin = (target / "interop-go").resolve()
+    # An SDK that could not be set up is not run; its rows then show as MISS.
+    runnable = [s for s in sdks if s != "go" or build_go(target, logs / "go-build.log")]
 
     ours_port = free_port()
     procs = []
@@ -135,19 +165,23 @@ def main():
         procs.append(start([str(target / "debug" / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{ours_port}", "--store", "memory"], ours_port, logs / "ours.log"))
         ours = f"http://127.0.0.1:{ours_port}"
         servers = {}
-        for sdk in sdks:
+        for sdk in runnable:
             port = free_port(2)
             if sdk == "python":
                 cmd = [str(py), str(HERE / "python" / "their_server.py"), "--port", str(port)]
-            else:
+            elif sdk == "js":
                 cmd = ["node", str(HERE / "js" / "their_server.mjs"), "--port", str(port)]
+            else:
+                cmd = [str(go_bin / "their_server"), "--port", str(port)]
             procs.append(start(cmd, port, logs / f"{sdk}-server.log"))
             servers[sdk] = f"http://127.0.0.1:{port}"
-        for sdk in sdks:
+        for sdk in runnable:
             if sdk == "python":
                 cmd = [str(py), str(HERE / "python" / "their_client.py"), "--url", ours]
-            else:
+            elif sdk == "js":
                 cmd = ["node", str(HERE / "js" / "their_client.mjs"), "--url", ours]
+            else:
+                cmd = [str(go_bin / "their_client"), "--url", ours]
             for r in run_client(cmd, f"{sdk} client", logs / f"{sdk}-client.log"):
                 r["client"], r["server"] = sdk, "a2a-wire"
                 results.append(r)
@@ -172,6 +206,9 @@ def main():
         for client, server in [(sdk, "a2a-wire"), ("a2a-wire", sdk)]:
             for b in BINDINGS:
                 for v in VERSIONS:
+                    if v not in SDK_VERSIONS[sdk]:
+                        lines.append(f"{client + ' -> ' + server:<22} {b:<10} {v:<4} " + " ".join(f"{'n/a':<6}" for _ in CHECKS))
+                        continue
                     cells = []
                     for c in CHECKS:
                         key = (client, server, b, v, c)

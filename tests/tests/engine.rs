@@ -571,7 +571,7 @@ fn v03_push_configs_default_to_the_task_id_and_get_v03_task_bodies() {
         .find_map(|o| if let Output::Webhook { event, version, .. } = o { Some((event.clone(), *version)) } else { None })
         .unwrap();
     assert_eq!(hook.1, ProtocolVersion::V0_3);
-    let body = String::from_utf8(a2a_wire::binding::webhook_body(hook.1, &hook.0).unwrap()).unwrap();
+    let body = String::from_utf8(a2a_wire::webhook::body(hook.1, &hook.0).unwrap()).unwrap();
     assert!(body.contains(r#""kind":"task""#) && body.contains(r#""state":"completed""#), "{body}");
 }
 
@@ -588,14 +588,14 @@ fn webhook_requests_carry_the_versions_content_type_and_the_configs_credentials(
     };
     let mut config = v1::TaskPushNotificationConfig { url: "https://hooks.example/a2a".into(), token: "tok".into(), ..Default::default() };
     config.authentication = Some(v1::AuthenticationInfo { scheme: "Bearer".into(), credentials: "secret".into() });
-    let r = a2a_wire::binding::webhook_request(&config, ProtocolVersion::V1_0, &event).unwrap();
+    let r = a2a_wire::webhook::request(&config, ProtocolVersion::V1_0, &event).unwrap();
     let header = |n: &str| r.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(n)).map(|(_, v)| v.as_str());
     assert_eq!((r.method, r.url.as_str()), ("POST", "https://hooks.example/a2a"));
     assert_eq!(header("content-type"), Some("application/a2a+json"));
     assert_eq!(header("authorization"), Some("Bearer secret"));
     assert_eq!(header("x-a2a-notification-token"), Some("tok"));
     assert!(String::from_utf8(r.body).unwrap().contains("TASK_STATE_COMPLETED"));
-    let old = a2a_wire::binding::webhook_request(
+    let old = a2a_wire::webhook::request(
         &v1::TaskPushNotificationConfig { url: "http://h".into(), ..Default::default() },
         ProtocolVersion::V0_3,
         &event,

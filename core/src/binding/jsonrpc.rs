@@ -8,7 +8,9 @@
 //!   (`SendMessage`) or v0.3 names (`message/send`); the other version's names are -32601.
 //! - Batch requests (a JSON array) are refused with -32600: A2A defines no batch semantics,
 //!   and a streaming method cannot be part of a batch. A request without `id` (a
-//!   notification) is refused the same way, since every A2A method has an answer.
+//!   notification) is refused the same way, since every A2A method has an answer; but an
+//!   unknown method (-32601) or invalid params (-32602) are reported first, as the official
+//!   SDKs report them.
 //! - Results: v1.0 as its proto messages in ProtoJSON (`SendMessage` wrapped as
 //!   `{"task":…}` / `{"message":…}`, `GetTask` a bare Task, `DeleteTaskPushNotificationConfig`
 //!   `{}`); v0.3 as the v0.3 schema (`kind`-tagged bare Task or Message, a bare array of push
@@ -104,10 +106,13 @@ pub fn decode_request(body: &[u8], version: ProtocolVersion) -> Result<Decoded, 
             return Err((Value::Null, A2aError::with_message(kind, msg)));
         }
     };
+    // A missing id is judged last: an unknown method (-32601) or invalid params (-32602) are
+    // answered as such first, as the official SDKs answer them.
+    let missing_id = env.id.is_none();
     let id = match env.id {
         Some(v @ (Value::String(_) | Value::Number(_) | Value::Null)) => v,
         Some(_) => return Err((Value::Null, invalid_request("id must be a string, a number or null"))),
-        None => return Err((Value::Null, invalid_request("a request without id (a notification) has no answer; every A2A method does"))),
+        None => Value::Null,
     };
     if env.jsonrpc.as_deref() != Some("2.0") {
         return Err((id, invalid_request("jsonrpc must be \"2.0\"")));
@@ -128,8 +133,11 @@ pub fn decode_request(body: &[u8], version: ProtocolVersion) -> Result<Decoded, 
     }
     let op = if version.is_legacy() { decode_params_v03(method, params) } else { decode_params_v1(method, params) };
     match op {
-        Ok(operation) => Ok(Decoded { id, operation }),
         Err(e) => Err((id, e)),
+        Ok(_) if missing_id => {
+            Err((Value::Null, invalid_request("a request without id (a notification) has no answer; every A2A method does")))
+        }
+        Ok(operation) => Ok(Decoded { id, operation }),
     }
 }
 

@@ -83,6 +83,11 @@ impl<S: TaskStore> Engine<S> {
         calls
     }
 
+    /// Every current run and its task.
+    pub fn current_runs(&self) -> Vec<(RunId, String)> {
+        self.runs.iter().map(|(task, r)| (r.id, task.clone())).collect()
+    }
+
     /// True when `call` is a stream the engine still feeds.
     pub fn is_open_stream(&self, call: CallId) -> bool {
         self.streams.contains_key(&call)

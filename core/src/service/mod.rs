@@ -1,0 +1,549 @@
+//! The whole A2A server, sans-IO: [`Service`] joins the endpoint (HTTP in, calls out), the
+//! task engine, the calls in flight, the Agent Card and the webhook queues. Every host — the
+//! smol transport, a C++ service on its own event loop, a Python ASGI app, a Node handler —
+//! drives the same type with plain data and carries out what it asks; none of them decides
+//! anything about the protocol.
+//!
+//! ## Driving it
+//!
+//! ```text
+//! let mut service = Service::new(config, store, random_key, now)?;
+//! loop {
+//!     // 1. Feed what happened, with the time:
+//!     //    handle_request(req) -> CallId | handle_authenticated(call, principal)
+//!     //    handle_agent_event(run, event) | handle_run_end(run, end)
+//!     //    handle_caller_gone(call) | handle_webhook_result(id, outcome) | handle_timeout(now)
+//!     // 2. Drain poll_output() until None, carrying out each Output in the order given.
+//!     // 3. Wait for the next input, or until poll_timeout().
+//! }
+//! ```
+//!
+//! The service never reads a clock, never does IO, never blocks: time comes in with every
+//! input (`now`, wall-clock time as a protobuf `Timestamp`; retries are scheduled on it, so a
+//! test drives them with a virtual clock), and the next deadline goes out as data.
+//!
+//! ## What comes out, per call
+//! Every request gets one [`CallId`] and then exactly one of:
+//! - one [`Output::Answer`]: a whole response (status, headers, body, and for gRPC the
+//!   trailers); or
+//! - one [`Output::StreamHead`], any number of [`Output::StreamFrame`]s, one
+//!   [`Output::StreamEnd`]: a streaming answer, its bytes already in the call's binding's
+//!   framing (SSE events for JSON-RPC and HTTP+JSON, length-prefixed messages for gRPC, the
+//!   end carrying the trailers).
+//!
+//! With authentication on, an [`Output::Authenticate`] comes first; the host judges the
+//! credentials (the service never sees a secret's meaning) and answers with
+//! [`Service::handle_authenticated`]. Besides calls, outputs ask the host to start or cancel
+//! an agent run ([`Output::StartRun`], [`Output::CancelRun`]) and to attempt a webhook
+//! delivery ([`Output::SendWebhook`]).
+//!
+//! Outputs are produced lazily: the store is flushed ([`TaskStore::flush`]) before the first
+//! output that depends on a change is handed out, so a host that feeds several inputs and
+//! then drains gets one store write for all of them. Outputs for a call the host already
+//! reported gone may still come out; they are ignored.
+//!
+//! ## Streams and slow subscribers
+//! The host buffers a stream's frames towards its client; a buffer must be bounded. When a
+//! subscriber falls behind its bound, the host calls [`Service::handle_slow_consumer`]: the
+//! stream ends at once with an `Unavailable` error event (the host must always have room for
+//! that last output), the task goes on, and the client resubscribes — a resubscription
+//! starts with the current Task, so the client loses no state, only the intermediate events.
+
+mod card;
+
+pub use card::CARD_PATH;
+
+use crate::card::Binding;
+use crate::engine::{self, AgentEvent, CallId, Engine, EngineConfig, Execution, MemoryStore, RunEnd, RunId, TaskStore};
+use crate::error::{A2aError, ErrorKind};
+use crate::http::{HttpRequest, HttpResponse};
+use crate::log::{Level, SharedLog};
+use crate::op::{Method, Operation, Response};
+use crate::proto::google::protobuf::Timestamp;
+use crate::server::{Call, ConfigError, Endpoint, Limits};
+use crate::v1;
+use crate::version::ProtocolVersion;
+use crate::webhook::{self, Attempt, Deliveries, DeliveryId, Outcome};
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Service settings.
+#[derive(Clone)]
+pub struct ServiceConfig {
+    /// The public Agent Card; the interfaces it lists are what is served.
+    pub card: v1::AgentCard,
+    /// The extended card, served by `GetExtendedAgentCard` to authenticated callers only.
+    pub extended_card: Option<v1::AgentCard>,
+    /// Request size limits applied before parsing.
+    pub limits: Limits,
+    /// `Cache-Control: max-age` of the card, in seconds.
+    pub card_max_age: u32,
+    /// Ask the host to authenticate every call ([`Output::Authenticate`]). Off: every call
+    /// is anonymous (no principal), and the extended card is never served.
+    pub authenticate: bool,
+    /// Engine settings. [`ServiceConfig::new`] takes `streaming` and `push_notifications`
+    /// from the card's capabilities.
+    pub engine: EngineConfig,
+    /// How webhooks are retried.
+    pub webhooks: webhook::Policy,
+    /// Where log lines go.
+    pub log: SharedLog,
+}
+
+impl core::fmt::Debug for ServiceConfig {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ServiceConfig")
+            .field("card", &self.card.name)
+            .field("extended_card", &self.extended_card.is_some())
+            .field("limits", &self.limits)
+            .field("card_max_age", &self.card_max_age)
+            .field("authenticate", &self.authenticate)
+            .field("engine", &self.engine)
+            .field("webhooks", &self.webhooks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServiceConfig {
+    /// Settings for `card`: default limits, a card cacheable for five minutes, no
+    /// authentication, streaming and push notifications as the card declares them.
+    pub fn new(card: v1::AgentCard) -> Self {
+        let caps = card.capabilities.clone().unwrap_or_default();
+        let engine = EngineConfig {
+            streaming: caps.streaming.unwrap_or(false),
+            push_notifications: caps.push_notifications.unwrap_or(false),
+            ..EngineConfig::default()
+        };
+        ServiceConfig {
+            card,
+            extended_card: None,
+            limits: Limits::default(),
+            card_max_age: 300,
+            authenticate: false,
+            engine,
+            webhooks: webhook::Policy::default(),
+            log: crate::log::silent(),
+        }
+    }
+}
+
+/// A call waiting for the host to authenticate it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuthRequest {
+    /// The call.
+    pub call: CallId,
+    /// Its operation.
+    pub method: Method,
+    /// The binding it came on.
+    pub binding: Binding,
+    /// The protocol version it is served with.
+    pub version: ProtocolVersion,
+    /// The tenant it names ("" = none).
+    pub tenant: String,
+    /// The request's credentials: `Authorization`, `Cookie`, and the headers of the card's
+    /// API-key schemes (gRPC metadata keys are lowercase).
+    pub headers: Vec<(String, String)>,
+}
+
+/// An agent run to start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunStart {
+    /// The run: its id, task, context, message and caller.
+    pub execution: Execution,
+    /// The task as stored when the run starts (`None` for a task the run will create).
+    pub task: Option<v1::Task>,
+}
+
+/// Something the service asks its host to do. See the module docs for the order.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// Send this whole response; the call is over. To a `HEAD` request send the head only
+    /// (the body tells its `Content-Length`).
+    Answer {
+        /// The call.
+        call: CallId,
+        /// The response.
+        response: HttpResponse,
+    },
+    /// Start a streaming response with this status and these headers.
+    StreamHead {
+        /// The call.
+        call: CallId,
+        /// Status and headers (the body is empty).
+        head: HttpResponse,
+    },
+    /// Send these bytes on the stream (one event, already framed for the binding).
+    StreamFrame {
+        /// The call.
+        call: CallId,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// Send these last bytes (may be empty), then end the stream with these trailers (gRPC
+    /// status; empty for SSE); the call is over.
+    StreamEnd {
+        /// The call.
+        call: CallId,
+        /// Last bytes (an error event, when the stream ends in error).
+        bytes: Vec<u8>,
+        /// Trailers.
+        trailers: Vec<(String, String)>,
+    },
+    /// Judge the credentials of this call, then call [`Service::handle_authenticated`].
+    Authenticate(AuthRequest),
+    /// Run the agent.
+    StartRun(RunStart),
+    /// Tell this run to stop (its task was canceled, or the service is shutting down).
+    CancelRun {
+        /// The run.
+        run: RunId,
+        /// Its task.
+        task_id: String,
+    },
+    /// Attempt this webhook delivery, then call [`Service::handle_webhook_result`]. The host
+    /// applies its SSRF guard ([`webhook::is_non_public`] on every resolved address) and a
+    /// time limit to the attempt.
+    SendWebhook(Attempt),
+}
+
+#[derive(Debug)]
+enum Pending {
+    Authenticating(Call),
+    Unary(Call),
+    Stream { call: Call, started: bool },
+}
+
+/// The whole server, sans-IO. See the module docs.
+pub struct Service<S: TaskStore = MemoryStore> {
+    endpoint: Endpoint,
+    engine: Engine<S>,
+    card: card::CardAnswer,
+    extended_card: Option<v1::AgentCard>,
+    authenticate: bool,
+    calls: BTreeMap<CallId, Pending>,
+    next_call: u64,
+    out: VecDeque<Output>,
+    deliveries: Deliveries,
+    log: SharedLog,
+    needs_flush: bool,
+    shutting_down: bool,
+}
+
+impl<S: TaskStore> core::fmt::Debug for Service<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Service")
+            .field("calls", &self.calls.len())
+            .field("queued_outputs", &self.out.len())
+            .field("webhooks_pending", &self.deliveries.pending())
+            .field("shutting_down", &self.shutting_down)
+            .finish_non_exhaustive()
+    }
+}
+
+fn unavailable(message: &'static str) -> A2aError {
+    A2aError::with_message(ErrorKind::Unavailable, message)
+}
+
+impl<S: TaskStore> Service<S> {
+    /// A service for `config` over `store`. `key` keys the id generator (give 128 random
+    /// bits from the OS; tests give a fixed one); `now` dates the card (`Last-Modified`).
+    /// Runs lost in a restart (a persistent store holding `SUBMITTED` or `WORKING` tasks) are
+    /// started again: their [`Output::StartRun`]s are the first outputs.
+    pub fn new(config: ServiceConfig, store: S, key: u128, now: Timestamp) -> Result<Self, ConfigError> {
+        let mut endpoint = Endpoint::new(config.card.clone())?.with_limits(config.limits);
+        if let Some(x) = config.extended_card.clone() {
+            endpoint = endpoint.with_extended_card(x);
+        }
+        let card = card::CardAnswer::new(&config.card, config.card_max_age, now.seconds)
+            .map_err(|e| ConfigError(format!("the card cannot be published: {e}")))?;
+        let mut engine = Engine::new(config.engine, store, key);
+        engine.resume_lost_runs();
+        Ok(Service {
+            endpoint,
+            engine,
+            card,
+            extended_card: config.extended_card,
+            authenticate: config.authenticate,
+            calls: BTreeMap::new(),
+            next_call: 0,
+            out: VecDeque::new(),
+            deliveries: Deliveries::new(config.webhooks),
+            log: config.log,
+            needs_flush: true,
+            shutting_down: false,
+        })
+    }
+
+    /// The endpoint (the card's interfaces, the decoder and encoders).
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// The engine (tasks, runs), for reading.
+    pub fn engine(&self) -> &Engine<S> {
+        &self.engine
+    }
+
+    /// The card's `ETag`.
+    pub fn card_etag(&self) -> &str {
+        self.card.etag()
+    }
+
+    /// Calls in flight (waiting for authentication, an answer, or streaming).
+    pub fn open_calls(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// True when nothing is in flight: no call, no webhook delivery, no output waiting. A
+    /// host that shut the service down may stop once it is idle.
+    pub fn is_idle(&self) -> bool {
+        self.calls.is_empty() && self.deliveries.pending() == 0 && self.out.is_empty() && self.engine.pending_outputs() == 0
+    }
+
+    fn new_call(&mut self) -> CallId {
+        self.next_call += 1;
+        CallId(self.next_call)
+    }
+
+    // ------------------------------------------------------------------ inputs
+
+    /// An HTTP request (HTTP/1.1 or HTTP/2; for gRPC the `:path`, metadata and framed body).
+    /// Returns the call's id; its answer comes out of [`Service::poll_output`].
+    pub fn handle_request(&mut self, req: &HttpRequest<'_>, now: Timestamp) -> CallId {
+        let id = self.new_call();
+        if req.path() == CARD_PATH {
+            self.out.push_back(Output::Answer { call: id, response: self.card.answer(req) });
+            return id;
+        }
+        let call = match self.endpoint.decode(req) {
+            Ok(c) => c,
+            Err(response) => {
+                self.out.push_back(Output::Answer { call: id, response });
+                return id;
+            }
+        };
+        if self.shutting_down {
+            let response = self.endpoint.respond(&call, Err(unavailable("the server is shutting down")));
+            self.out.push_back(Output::Answer { call: id, response });
+            return id;
+        }
+        if self.authenticate {
+            self.out.push_back(Output::Authenticate(AuthRequest {
+                call: id,
+                method: call.method(),
+                binding: call.binding.clone(),
+                version: call.version,
+                tenant: String::from(call.operation.tenant()),
+                headers: call.auth_headers.clone(),
+            }));
+            self.calls.insert(id, Pending::Authenticating(call));
+        } else {
+            self.dispatch(id, call, None, now);
+        }
+        id
+    }
+
+    /// The host's verdict on an [`Output::Authenticate`]: the principal (`None`: anonymous,
+    /// allowed), or the error to answer with (`Unauthenticated`, `PermissionDenied`).
+    pub fn handle_authenticated(&mut self, call: CallId, verdict: Result<Option<String>, A2aError>, now: Timestamp) {
+        let Some(Pending::Authenticating(c)) = self.calls.remove(&call) else { return };
+        match verdict {
+            Ok(principal) => self.dispatch(call, c, principal, now),
+            Err(e) => {
+                let response = self.endpoint.respond(&c, Err(e));
+                self.out.push_back(Output::Answer { call, response });
+            }
+        }
+    }
+
+    fn dispatch(&mut self, id: CallId, mut call: Call, principal: Option<String>, now: Timestamp) {
+        let streaming = call.is_streaming();
+        // The request moves into the engine; the call keeps what its answers need (binding,
+        // version, JSON-RPC id, extensions).
+        let placeholder = Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default());
+        match core::mem::replace(&mut call.operation, placeholder) {
+            Operation::Task(request) => {
+                let ctx = call.engine_context(principal);
+                let pending = if streaming { Pending::Stream { call, started: false } } else { Pending::Unary(call) };
+                self.calls.insert(id, pending);
+                self.needs_flush = true;
+                self.engine.handle_call(id, ctx, request, now);
+            }
+            op => {
+                call.operation = op;
+                // GetExtendedAgentCard: only to a caller the host authenticated (§3.1.11),
+                // never merely because credentials were sent.
+                let result = match (&principal, &self.extended_card) {
+                    (None, _) => crate::card::require_extended_card(self.endpoint.card(), self.extended_card.is_some())
+                        .and(Err(A2aError::with_message(ErrorKind::Unauthenticated, "the extended agent card requires authentication"))),
+                    (Some(_), Some(card)) => Ok(Response::AgentCard(card.clone())),
+                    (Some(_), None) => Err(A2aError::new(ErrorKind::ExtendedAgentCardNotConfigured)),
+                };
+                let response = self.endpoint.respond(&call, result);
+                self.out.push_back(Output::Answer { call: id, response });
+            }
+        }
+    }
+
+    /// An event of agent run `run`. A refusal (the run is over or superseded, or the event
+    /// breaks the task's state machine) is returned, for the agent to learn; it changes
+    /// nothing.
+    pub fn handle_agent_event(&mut self, run: RunId, event: AgentEvent, now: Timestamp) -> Result<(), A2aError> {
+        self.needs_flush = true;
+        self.engine.handle_agent(run, event, now)
+    }
+
+    /// Agent run `run` returned, or failed (a panic, an exception): whoever waits on it is
+    /// answered; a failed run fails its task.
+    pub fn handle_run_end(&mut self, run: RunId, end: RunEnd, now: Timestamp) {
+        self.needs_flush = true;
+        self.engine.handle_run_end(run, end, now);
+    }
+
+    /// The caller of `call` went away (connection closed, stream reset). The task is not
+    /// affected; outputs still queued for the call are to be ignored.
+    pub fn handle_caller_gone(&mut self, call: CallId) {
+        if self.calls.remove(&call).is_some() {
+            self.engine.handle_call_closed(call);
+        }
+    }
+
+    /// The subscriber of stream `call` fell behind the host's buffer: the stream ends now
+    /// with an `Unavailable` error event (see the module docs).
+    pub fn handle_slow_consumer(&mut self, call: CallId) {
+        let Some(Pending::Stream { call: c, started }) = self.calls.remove(&call) else { return };
+        self.engine.handle_call_closed(call);
+        let e = unavailable("this subscriber fell behind the stream and was cut off; resubscribe to continue from the current task");
+        self.log.log(Level::Warn, &format!("stream {} cut off: its subscriber fell behind", call.0));
+        self.end_stream(call, &c, started, Some(&e));
+    }
+
+    /// The outcome of a webhook attempt.
+    pub fn handle_webhook_result(&mut self, id: DeliveryId, outcome: Outcome, now: Timestamp) {
+        self.deliveries.handle_result(id, outcome, now);
+    }
+
+    /// Time passed: due webhook retries become attempts.
+    pub fn handle_timeout(&mut self, now: Timestamp) {
+        self.deliveries.handle_timeout(now);
+    }
+
+    /// When [`Service::handle_timeout`] should be called next, if ever.
+    pub fn poll_timeout(&self) -> Option<Timestamp> {
+        self.deliveries.poll_timeout()
+    }
+
+    /// Begins shutting down: every open stream ends with an `Unavailable` error (clients
+    /// resubscribe elsewhere or later), every waiting call is answered `Unavailable`, every
+    /// current run is told to stop (its task keeps its state; a persistent store resumes it
+    /// on the next start), and new requests are answered `Unavailable`. Webhooks already
+    /// queued are still offered.
+    pub fn shutdown(&mut self) {
+        if self.shutting_down {
+            return;
+        }
+        self.shutting_down = true;
+        let e = unavailable("the server is shutting down");
+        for (id, pending) in core::mem::take(&mut self.calls) {
+            self.engine.handle_call_closed(id);
+            match pending {
+                Pending::Authenticating(c) | Pending::Unary(c) => {
+                    let response = self.endpoint.respond(&c, Err(e.clone()));
+                    self.out.push_back(Output::Answer { call: id, response });
+                }
+                Pending::Stream { call, started } => self.end_stream(id, &call, started, Some(&e)),
+            }
+        }
+        for (run, task_id) in self.engine.current_runs() {
+            self.out.push_back(Output::CancelRun { run, task_id });
+        }
+    }
+
+    // ------------------------------------------------------------------ outputs
+
+    /// The next thing to do, or `None` when there is nothing (then wait for an input or
+    /// [`Service::poll_timeout`]).
+    pub fn poll_output(&mut self) -> Option<Output> {
+        loop {
+            if let Some(o) = self.out.pop_front() {
+                return Some(o);
+            }
+            if self.needs_flush {
+                self.needs_flush = false;
+                if let Err(e) = self.engine.flush_store() {
+                    self.log.log(Level::Error, &format!("{e}; the calls it carried are answered with an internal error"));
+                }
+            }
+            if let Some(o) = self.engine.poll_output() {
+                self.translate(o);
+                continue;
+            }
+            while let Some(g) = self.deliveries.poll_gave_up() {
+                self.log.log(Level::Error, &format!("webhook {} not delivered: {}", g.url, g.reason));
+            }
+            return self.deliveries.poll_attempt().map(Output::SendWebhook);
+        }
+    }
+
+    fn end_stream(&mut self, id: CallId, call: &Call, started: bool, error: Option<&A2aError>) {
+        if !started {
+            self.out.push_back(Output::StreamHead { call: id, head: self.endpoint.stream_start(call) });
+        }
+        let end = self.endpoint.stream_end(call, error);
+        self.out.push_back(Output::StreamEnd { call: id, bytes: end.body, trailers: end.trailers });
+    }
+
+    fn translate(&mut self, o: engine::Output) {
+        match o {
+            engine::Output::Respond { call, result } => match self.calls.remove(&call) {
+                Some(Pending::Unary(c)) => {
+                    let response = self.endpoint.respond(&c, result);
+                    self.out.push_back(Output::Answer { call, response });
+                }
+                Some(Pending::Stream { call: c, started: false }) if result.is_err() => {
+                    // Refused before it started: a plain error answer.
+                    let response = self.endpoint.respond(&c, result);
+                    self.out.push_back(Output::Answer { call, response });
+                }
+                Some(Pending::Stream { call: c, started }) => {
+                    let error = result.err();
+                    self.end_stream(call, &c, started, error.as_ref());
+                }
+                Some(other) => {
+                    self.calls.insert(call, other);
+                }
+                None => {}
+            },
+            engine::Output::Stream { call, event } => {
+                let Some(Pending::Stream { call: c, started }) = self.calls.get_mut(&call) else { return };
+                if !*started {
+                    *started = true;
+                    let head = self.endpoint.stream_start(c);
+                    self.out.push_back(Output::StreamHead { call, head });
+                }
+                let mut bytes = Vec::new();
+                self.endpoint.stream_event(c, &event, &mut bytes);
+                if !bytes.is_empty() {
+                    self.out.push_back(Output::StreamFrame { call, bytes });
+                }
+            }
+            engine::Output::StreamEnd { call, error } => {
+                if let Some(Pending::Stream { call: c, started }) = self.calls.remove(&call) {
+                    self.end_stream(call, &c, started, error.as_ref());
+                }
+            }
+            engine::Output::Execute(execution) => {
+                let task = self.engine.task(&execution.task_id).map(|t| t.record.task.clone());
+                self.out.push_back(Output::StartRun(RunStart { execution, task }));
+            }
+            engine::Output::CancelExecution { run, task_id } => self.out.push_back(Output::CancelRun { run, task_id }),
+            engine::Output::Webhook { config, event, version } => match webhook::request(&config, version, &event) {
+                Ok(req) => self.deliveries.push(format!("{}\u{0}{}", config.task_id, config.id), req),
+                Err(e) => self.log.log(Level::Error, &format!("webhook for task {} not encoded: {e}", config.task_id)),
+            },
+        }
+    }
+}

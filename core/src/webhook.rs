@@ -1,0 +1,391 @@
+//! Push notifications (spec §4.3.3, §9, §13.2), sans-IO: what a delivery looks like, which
+//! addresses a webhook must not reach, and the delivery queues with their retries.
+//!
+//! - [`request`] builds the whole delivery for a push config: `POST` to its URL, the body of
+//!   [`body`], the config's credentials.
+//! - [`is_non_public`] is the address side of the SSRF guard: a host resolves the webhook's
+//!   name and connects only to an address this function accepts (unless the server allows
+//!   private receivers).
+//! - [`Deliveries`] keeps one ordered queue per webhook (task and config): one delivery in
+//!   flight per queue, a failed attempt retried with exponential backoff on the caller's
+//!   clock ([`Deliveries::poll_timeout`]), a receiver that refuses or stays down dropped after
+//!   the policy's attempts. It never sleeps: the time of the next retry is data.
+
+use crate::proto::google::protobuf::Timestamp;
+use crate::v1;
+use crate::version::ProtocolVersion;
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::net::IpAddr;
+
+/// The body of a webhook delivery (§4.3.3): the ProtoJSON `StreamResponse` for configs
+/// created in v1.0 (`Content-Type: application/a2a+json`), and for v0.3 configs the v0.3
+/// JSON of the Task (`kind: "task"`, lowercase states), which is what v0.3 receivers read.
+pub fn body(version: ProtocolVersion, event: &v1::StreamResponse) -> Result<Vec<u8>, crate::error::A2aError> {
+    use crate::error::{A2aError, ErrorKind};
+    let internal = |e: &dyn core::fmt::Display| A2aError::with_message(ErrorKind::Internal, format!("{e}"));
+    if !version.is_legacy() {
+        return crate::codec::json::encode(event).map_err(|e| internal(&e));
+    }
+    use crate::v03::ToV03;
+    match &event.payload {
+        Some(v1::stream_response::Payload::Task(t)) => {
+            let t = t.to_v03().map_err(|e| internal(&e))?.value;
+            crate::v03::encode(&t).map_err(|e| internal(&e))
+        }
+        _ => {
+            let e = event.to_v03().map_err(|e| internal(&e))?.value;
+            crate::v03::encode(&e).map_err(|e| internal(&e))
+        }
+    }
+}
+
+/// The whole webhook delivery for `config`: `POST` to its URL with the body of [`body`],
+/// `Content-Type: application/a2a+json` (v1.0) or `application/json` (v0.3),
+/// `Authorization: {scheme} {credentials}` when the config carries `authentication`, and
+/// `X-A2A-Notification-Token` when it carries a `token` (v1.0.1 names no header for it; v0.3
+/// receivers read this one, and v1.0 receivers ignore it).
+pub fn request(
+    config: &v1::TaskPushNotificationConfig,
+    version: ProtocolVersion,
+    event: &v1::StreamResponse,
+) -> Result<crate::http::OutgoingRequest, crate::error::A2aError> {
+    let body = body(version, event)?;
+    let ctype = if version.is_legacy() { "application/json" } else { crate::binding::rest::CONTENT_TYPE };
+    let mut headers = alloc::vec![(String::from("Content-Type"), String::from(ctype))];
+    if let Some(auth) = config.authentication.as_ref().filter(|a| !a.scheme.is_empty()) {
+        let value = if auth.credentials.is_empty() { auth.scheme.clone() } else { format!("{} {}", auth.scheme, auth.credentials) };
+        headers.push((String::from("Authorization"), value));
+    }
+    if !config.token.is_empty() {
+        headers.push((String::from("X-A2A-Notification-Token"), config.token.clone()));
+    }
+    Ok(crate::http::OutgoingRequest { method: "POST", url: config.url.clone(), headers, body })
+}
+
+/// True for addresses a webhook must not reach unless the server allows it: loopback,
+/// private (RFC 1918, IPv6 ULA), link-local, CGNAT, unspecified, broadcast, multicast,
+/// documentation and reserved ranges, and IPv4-mapped forms of those.
+pub fn is_non_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || o[0] == 0
+                || (o[0] == 100 && (o[1] & 0xc0) == 64)
+                || (o[0] == 192 && o[1] == 0 && o[2] == 0)
+                || o[0] >= 240
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_non_public(IpAddr::V4(v4));
+            }
+            let s = v6.segments();
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (s[0] & 0xfe00) == 0xfc00
+                || (s[0] & 0xffc0) == 0xfe80
+                || s[0] == 0x2001 && s[1] == 0x0db8
+        }
+    }
+}
+
+/// How webhooks are delivered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// Attempts per delivery (at least one).
+    pub attempts: u32,
+    /// Wait before the second attempt, in milliseconds; doubled after each failure.
+    pub backoff_ms: u64,
+    /// The longest wait between two attempts, in milliseconds.
+    pub max_backoff_ms: u64,
+    /// Deliveries waiting per webhook beyond the one in flight; when a receiver falls
+    /// further behind, the oldest waiting delivery is dropped (and logged): the newest task
+    /// state is worth more than an old one, and the receiver can always GetTask.
+    pub max_queued: usize,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy { attempts: 4, backoff_ms: 500, max_backoff_ms: 60_000, max_queued: 1024 }
+    }
+}
+
+/// Identifies one delivery attempt (one [`Attempt`]). A plain integer, never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DeliveryId(pub u64);
+
+/// One attempt to make: send `request`, then report with [`Deliveries::handle_result`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    /// This attempt.
+    pub id: DeliveryId,
+    /// The request to send (POST to the receiver).
+    pub request: crate::http::OutgoingRequest,
+    /// The queue it belongs to (task and config): attempts of one queue never overlap.
+    pub queue: String,
+    /// 1 for the first attempt of a delivery, 2 for its first retry, ...
+    pub attempt: u32,
+}
+
+/// What became of an attempt, as the host saw it.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The receiver answered 2xx.
+    Delivered,
+    /// The receiver answered with this (non-2xx) status.
+    Status(u16),
+    /// No answer: the name did not resolve, the connection failed or timed out.
+    Unreachable(String),
+    /// Not attempted: the URL cannot be delivered to (malformed, an unsupported scheme), or
+    /// the SSRF guard refused every address of the host.
+    Refused(String),
+}
+
+impl Outcome {
+    /// Whether another attempt may succeed: timeouts, connection failures, 5xx, 408 and 429
+    /// are worth retrying; a refused URL and other 4xx answers are not.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Outcome::Delivered | Outcome::Refused(_) => false,
+            Outcome::Unreachable(_) => true,
+            Outcome::Status(s) => *s >= 500 || *s == 408 || *s == 429,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    waiting: VecDeque<crate::http::OutgoingRequest>,
+    /// The delivery being attempted: its request, attempt number and current attempt id.
+    current: Option<(crate::http::OutgoingRequest, u32, Option<DeliveryId>)>,
+    /// When the current delivery's next attempt is due (while it waits to retry).
+    retry_at: Option<Timestamp>,
+}
+
+/// Something the host should know about a delivery that gave up (for its log).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GaveUp {
+    /// The receiver's URL.
+    pub url: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The delivery queues (see the module docs).
+#[derive(Debug, Default)]
+pub struct Deliveries {
+    policy: Policy,
+    queues: BTreeMap<String, Queue>,
+    in_flight: BTreeMap<DeliveryId, String>,
+    next: u64,
+    ready: VecDeque<Attempt>,
+    gave_up: VecDeque<GaveUp>,
+}
+
+/// `t` plus `ms` milliseconds.
+pub fn add_millis(t: Timestamp, ms: u64) -> Timestamp {
+    let total = i128::from(t.nanos) + i128::from(ms) * 1_000_000;
+    let secs = t.seconds.saturating_add(i64::try_from(total.div_euclid(1_000_000_000)).unwrap_or(i64::MAX));
+    // rem_euclid of a positive modulus is in 0..1e9, which fits an i32.
+    Timestamp { seconds: secs, nanos: i32::try_from(total.rem_euclid(1_000_000_000)).unwrap_or(0) }
+}
+
+fn not_after(a: &Timestamp, b: &Timestamp) -> bool {
+    (a.seconds, a.nanos) <= (b.seconds, b.nanos)
+}
+
+impl Deliveries {
+    /// Queues with `policy`.
+    pub fn new(policy: Policy) -> Self {
+        Deliveries { policy, ..Default::default() }
+    }
+
+    /// Queues a delivery behind the others of its webhook.
+    pub fn push(&mut self, queue: String, request: crate::http::OutgoingRequest) {
+        let max = self.policy.max_queued;
+        let q = self.queues.entry(queue.clone()).or_default();
+        if q.current.is_none() {
+            q.current = Some((request, 1, None));
+            self.start(&queue);
+            return;
+        }
+        q.waiting.push_back(request);
+        if q.waiting.len() > max {
+            if let Some(old) = q.waiting.pop_front() {
+                self.gave_up.push_back(GaveUp {
+                    url: old.url,
+                    reason: format!("the receiver fell more than {max} deliveries behind; the oldest waiting one was dropped"),
+                });
+            }
+        }
+    }
+
+    /// Makes the queue's current delivery an attempt to send now.
+    fn start(&mut self, queue: &str) {
+        let Some(q) = self.queues.get_mut(queue) else { return };
+        let Some((request, attempt, id)) = q.current.as_mut() else { return };
+        self.next += 1;
+        let new = DeliveryId(self.next);
+        *id = Some(new);
+        q.retry_at = None;
+        self.in_flight.insert(new, String::from(queue));
+        self.ready.push_back(Attempt { id: new, request: request.clone(), queue: String::from(queue), attempt: *attempt });
+    }
+
+    /// The next attempt to make, if any.
+    pub fn poll_attempt(&mut self) -> Option<Attempt> {
+        self.ready.pop_front()
+    }
+
+    /// The next delivery that was given up, for the log.
+    pub fn poll_gave_up(&mut self) -> Option<GaveUp> {
+        self.gave_up.pop_front()
+    }
+
+    /// The outcome of attempt `id`. Unknown ids (an attempt reported twice) change nothing.
+    pub fn handle_result(&mut self, id: DeliveryId, outcome: Outcome, now: Timestamp) {
+        let Some(queue) = self.in_flight.remove(&id) else { return };
+        let Some(q) = self.queues.get_mut(&queue) else { return };
+        let Some((request, attempt, _)) = q.current.as_mut() else { return };
+        if outcome != Outcome::Delivered {
+            if outcome.is_retryable() && *attempt < self.policy.attempts.max(1) {
+                let shift = (*attempt - 1).min(30);
+                let wait = self.policy.backoff_ms.saturating_mul(1u64 << shift).min(self.policy.max_backoff_ms);
+                *attempt += 1;
+                q.retry_at = Some(add_millis(now, wait));
+                return;
+            }
+            let reason = match &outcome {
+                Outcome::Status(s) => format!("the receiver answered {s} (attempt {attempt})"),
+                Outcome::Unreachable(m) => format!("unreachable after {attempt} attempt(s): {m}"),
+                Outcome::Refused(m) => format!("not attempted: {m}"),
+                Outcome::Delivered => String::new(),
+            };
+            self.gave_up.push_back(GaveUp { url: request.url.clone(), reason });
+        }
+        // This delivery is over: the next one of the queue goes.
+        q.current = q.waiting.pop_front().map(|r| (r, 1, None));
+        if q.current.is_some() {
+            self.start(&queue);
+        } else {
+            self.queues.remove(&queue);
+        }
+    }
+
+    /// The time of the next retry, if one waits.
+    pub fn poll_timeout(&self) -> Option<Timestamp> {
+        self.queues.values().filter_map(|q| q.retry_at).min_by_key(|t| (t.seconds, t.nanos))
+    }
+
+    /// Time passed: the retries due at `now` become attempts.
+    pub fn handle_timeout(&mut self, now: Timestamp) {
+        let due: Vec<String> =
+            self.queues.iter().filter(|(_, q)| q.retry_at.is_some_and(|t| not_after(&t, &now))).map(|(k, _)| k.clone()).collect();
+        for k in due {
+            self.start(&k);
+        }
+    }
+
+    /// Deliveries in flight or waiting (0 when every receiver is up to date).
+    pub fn pending(&self) -> usize {
+        self.queues.values().map(|q| q.waiting.len() + usize::from(q.current.is_some())).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(n: u32) -> crate::http::OutgoingRequest {
+        crate::http::OutgoingRequest { method: "POST", url: format!("http://hook/{n}"), headers: Vec::new(), body: Vec::new() }
+    }
+
+    fn at(ms: u64) -> Timestamp {
+        add_millis(Timestamp { seconds: 1_000, nanos: 0 }, ms)
+    }
+
+    #[test]
+    fn the_ssrf_guard_knows_non_public_addresses() {
+        for a in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "::1",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "255.255.255.255",
+            "224.0.0.1",
+        ] {
+            assert!(is_non_public(a.parse().unwrap()), "{a}");
+        }
+        for a in ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8"] {
+            assert!(!is_non_public(a.parse().unwrap()), "{a}");
+        }
+    }
+
+    #[test]
+    fn one_queue_delivers_in_order_and_retries_with_backoff_on_the_callers_clock() {
+        let mut d = Deliveries::new(Policy { attempts: 3, backoff_ms: 100, max_backoff_ms: 1_000, max_queued: 8 });
+        d.push("t\0c".into(), req(1));
+        d.push("t\0c".into(), req(2));
+        let a = d.poll_attempt().unwrap();
+        assert_eq!((a.request.url.as_str(), a.attempt), ("http://hook/1", 1));
+        assert!(d.poll_attempt().is_none(), "one delivery in flight per queue");
+        d.handle_result(a.id, Outcome::Status(503), at(0));
+        assert_eq!(d.poll_timeout(), Some(at(100)));
+        d.handle_timeout(at(99));
+        assert!(d.poll_attempt().is_none(), "not before the backoff");
+        d.handle_timeout(at(100));
+        let b = d.poll_attempt().unwrap();
+        assert_eq!((b.request.url.as_str(), b.attempt), ("http://hook/1", 2));
+        d.handle_result(b.id, Outcome::Unreachable("timed out".into()), at(100));
+        assert_eq!(d.poll_timeout(), Some(at(300)), "the wait doubles");
+        d.handle_timeout(at(300));
+        let c = d.poll_attempt().unwrap();
+        d.handle_result(c.id, Outcome::Status(500), at(300));
+        let gave_up = d.poll_gave_up().unwrap();
+        assert!(gave_up.reason.contains("500"), "{gave_up:?}");
+        // The next delivery goes out at once.
+        let next = d.poll_attempt().unwrap();
+        assert_eq!((next.request.url.as_str(), next.attempt), ("http://hook/2", 1));
+        d.handle_result(next.id, Outcome::Delivered, at(300));
+        d.handle_result(next.id, Outcome::Delivered, at(300));
+        assert_eq!((d.pending(), d.poll_timeout()), (0, None));
+    }
+
+    #[test]
+    fn refusals_and_client_errors_are_not_retried_and_a_full_queue_drops_its_oldest() {
+        let mut d = Deliveries::new(Policy { max_queued: 2, ..Policy::default() });
+        d.push("q".into(), req(1));
+        for n in 2..=5 {
+            d.push("q".into(), req(n));
+        }
+        // Waiting: 4 and 5 (2 and 3 were dropped), behind 1 in flight.
+        assert_eq!(d.pending(), 3);
+        assert_eq!(core::iter::from_fn(|| d.poll_gave_up()).count(), 2);
+        let a = d.poll_attempt().unwrap();
+        d.handle_result(a.id, Outcome::Refused("loopback".into()), at(0));
+        let b = d.poll_attempt().unwrap();
+        assert_eq!(b.request.url, "http://hook/4");
+        d.handle_result(b.id, Outcome::Status(404), at(0));
+        assert!(d.poll_timeout().is_none(), "a 404 is not retried");
+        assert_eq!(d.poll_attempt().unwrap().request.url, "http://hook/5");
+    }
+}
