@@ -582,6 +582,12 @@ impl Exchange {
         self.direct.as_ref()
     }
 
+    /// True once the answer's head said it is a stream of events: from here on, its bytes
+    /// are events (until the end).
+    pub fn stream_started(&self) -> bool {
+        matches!(self.state, XState::Stream(_) | XState::Draining(..))
+    }
+
     /// True once the exchange is over (its result was returned, or is ready).
     pub fn is_over(&self) -> bool {
         matches!(self.state, XState::Over(_))

@@ -1,14 +1,29 @@
-//! What an application implements: the agent. It receives the call's context and a handle
-//! to publish status, artifact and message events; it is told when its task is canceled.
+//! What an application implements: the agent. Two shapes, one contract.
+//!
+//! - [`AgentExecutor`]: a Rust future per run (the idiomatic shape for async Rust).
+//! - [`Agent`]: a synchronous `start(run, events)` that returns at once, plus `cancel(run)`
+//!   — the shape of a C callback, a Python coroutine handed to an event loop, or a JS
+//!   function. The run goes on wherever the agent likes (another thread, another runtime)
+//!   and publishes through its [`EventSink`], which any thread may use.
+//!
+//! Either way the agent receives a [`RequestContext`] and an [`EventSink`]; it publishes
+//! status, artifact and message events, and the run ends when the agent says so
+//! ([`EventSink::finish`], [`EventSink::fail`]), when its future returns, or when the last
+//! clone of its sink is dropped. A panic fails the run's task; the server keeps serving.
+//! An event the server refuses (the run is over: its task finished, was canceled, or was
+//! continued by a newer run; or the event breaks the task's state machine) is reported back:
+//! [`EventSink::flushed`] / [`EventSink::wait_flushed`] give the refusal, and every later
+//! publish fails at once with it.
 
 use a2a_wire::engine::{AgentEvent, CallContext, RunEnd, RunId};
+use a2a_wire::error::A2aError;
 use a2a_wire::v1;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-/// The agent an A2A server runs for each incoming message.
+/// The agent as a future per run.
 pub trait AgentExecutor: Send + Sync + 'static {
     /// Handles one message. Publish through `events`; return when the turn is over (the
     /// server then answers whoever still waits on this turn). Poll `ctx.cancel` to stop early
@@ -16,9 +31,24 @@ pub trait AgentExecutor: Send + Sync + 'static {
     fn execute(&self, ctx: RequestContext, events: EventSink) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 }
 
+/// The agent as a callback that is not a Rust future (see the module docs).
+pub trait Agent: Send + Sync + 'static {
+    /// Starts a run and returns at once. The run publishes through `events` from any thread
+    /// and ends with [`EventSink::finish`] (or [`EventSink::fail`], or when the last clone of
+    /// `events` is dropped). It is called on the server's own thread: it must not block.
+    fn start(&self, ctx: RequestContext, events: EventSink);
+    /// The run's task was canceled, or the server is shutting down: stop publishing (the
+    /// context's [`CancelToken`] is set too). Events sent after this are refused.
+    fn cancel(&self, run: RunId) {
+        let _ = run;
+    }
+}
+
 /// Everything an agent needs to know about one run.
 #[derive(Clone, Debug)]
 pub struct RequestContext {
+    /// This run.
+    pub run: RunId,
     /// The task the message belongs to (allocated by the server even when the agent replies
     /// with a direct message).
     pub task_id: String,
@@ -33,7 +63,8 @@ pub struct RequestContext {
     pub resumed: bool,
     /// The task as stored when the run starts (`None` for a new task).
     pub task: Option<v1::Task>,
-    /// Who sent it, and the active extensions.
+    /// Who sent it (the principal the authentication hook returned), and the active
+    /// extensions.
     pub call: CallContext,
     /// Set when the task is canceled.
     pub cancel: CancelToken,
@@ -64,40 +95,161 @@ impl CancelToken {
     }
 }
 
-/// Where an agent publishes its events. Events reach the engine in the order they are sent.
+/// Why an event was not taken.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refused(pub A2aError);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the server refused the agent's event: {}", self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// What a run sends to the server that hosts it.
+#[derive(Debug)]
+pub(crate) enum RunMessage {
+    /// An event, in order.
+    Event { run: RunId, event: AgentEvent, sink: Arc<SinkState> },
+    /// Everything sent before has been applied: answer with the sink's state.
+    Barrier { sink: Arc<SinkState>, done: async_channel::Sender<Result<(), Refused>> },
+    /// The run is over.
+    End { run: RunId, end: RunEnd },
+}
+
+/// Where run messages go (the host's queue).
+pub(crate) type RunQueue = async_channel::Sender<RunMessage>;
+
+/// Shared between a run's sink clones and the host: whether the run still takes events.
+#[derive(Debug, Default)]
+pub(crate) struct SinkState {
+    refused: Mutex<Option<A2aError>>,
+}
+
+impl SinkState {
+    /// The run no longer takes events, for this reason (the first reason is kept).
+    pub(crate) fn close(&self, why: A2aError) {
+        let mut r = self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if r.is_none() {
+            *r = Some(why);
+        }
+    }
+    pub(crate) fn refusal(&self) -> Option<A2aError> {
+        self.refused.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}
+
+#[derive(Debug)]
+struct SinkInner {
+    run: RunId,
+    queue: RunQueue,
+    state: Arc<SinkState>,
+    ended: AtomicBool,
+}
+
+impl Drop for SinkInner {
+    fn drop(&mut self) {
+        // The last clone went away without saying: the run's turn is over.
+        if !self.ended.swap(true, Ordering::AcqRel) {
+            let _ = self.queue.try_send(RunMessage::End { run: self.run, end: RunEnd::Finished });
+        }
+    }
+}
+
+/// Where a run publishes its events; cheap to clone, usable from any thread. Events reach
+/// the server in the order they are sent (from one thread; across threads, in the order the
+/// sends happen).
 #[derive(Clone, Debug)]
 pub struct EventSink {
-    pub(crate) task_id: String,
-    pub(crate) exec: RunId,
-    pub(crate) tx: async_channel::Sender<crate::server::Command>,
+    inner: Arc<SinkInner>,
 }
 
 impl EventSink {
-    fn send(&self, event: AgentEvent) {
-        // The engine task outlives every run it starts; a closed channel means the server is
-        // shutting down, and the event has nowhere to go.
-        let _ = self.tx.try_send(crate::server::Command::Agent { run: self.exec, event });
+    pub(crate) fn new(run: RunId, queue: RunQueue) -> (EventSink, Arc<SinkState>) {
+        let state = Arc::new(SinkState::default());
+        let inner = SinkInner { run, queue, state: state.clone(), ended: AtomicBool::new(false) };
+        (EventSink { inner: Arc::new(inner) }, state)
     }
 
-    /// Sets the task's status (with an optional agent message, e.g. a question).
-    pub fn status(&self, state: v1::TaskState, message: Option<v1::Message>) {
-        self.send(AgentEvent::Status(v1::TaskStatus { state: state as i32, message, timestamp: None }));
+    /// The run.
+    pub fn run(&self) -> RunId {
+        self.inner.run
+    }
+
+    fn send(&self, event: AgentEvent) -> Result<(), Refused> {
+        if let Some(why) = self.inner.state.refusal() {
+            return Err(Refused(why));
+        }
+        if self.inner.ended.load(Ordering::Acquire) {
+            return Err(Refused(A2aError::with_message(a2a_wire::error::ErrorKind::InvalidAgentResponse, "the run already ended")));
+        }
+        let msg = RunMessage::Event { run: self.inner.run, event, sink: self.inner.state.clone() };
+        self.inner
+            .queue
+            .try_send(msg)
+            .map_err(|_| Refused(A2aError::with_message(a2a_wire::error::ErrorKind::Unavailable, "the server stopped")))
+    }
+
+    /// Sets the task's status (with an optional agent message, e.g. a question). `Err` when
+    /// the server already refused an event of this run (see the module docs).
+    pub fn status(&self, state: v1::TaskState, message: Option<v1::Message>) -> Result<(), Refused> {
+        self.send(AgentEvent::Status(v1::TaskStatus { state: state as i32, message, timestamp: None }))
     }
 
     /// Publishes an artifact, or a chunk of one (`append`: add parts to the artifact with the
     /// same id; `last_chunk`: the artifact is complete).
-    pub fn artifact(&self, artifact: v1::Artifact, append: bool, last_chunk: bool) {
-        self.send(AgentEvent::Artifact { artifact, append, last_chunk });
+    pub fn artifact(&self, artifact: v1::Artifact, append: bool, last_chunk: bool) -> Result<(), Refused> {
+        self.send(AgentEvent::Artifact { artifact, append, last_chunk })
     }
 
     /// Replies with a message: as the first event, a direct reply (no task is kept); later, a
     /// message in the task's conversation.
-    pub fn message(&self, message: v1::Message) {
-        self.send(AgentEvent::Message(message));
+    pub fn message(&self, message: v1::Message) -> Result<(), Refused> {
+        self.send(AgentEvent::Message(message))
     }
 
-    pub(crate) fn done(&self, end: RunEnd) {
-        let _ = self.tx.try_send(crate::server::Command::RunEnd { run: self.exec, end });
+    /// Publishes any agent event.
+    pub fn event(&self, event: AgentEvent) -> Result<(), Refused> {
+        self.send(event)
+    }
+
+    /// Why the server no longer takes this run's events, if it said so already.
+    pub fn refusal(&self) -> Option<Refused> {
+        self.inner.state.refusal().map(Refused)
+    }
+
+    /// Waits until the server applied every event sent so far; the refusal if it refused one.
+    pub async fn flushed(&self) -> Result<(), Refused> {
+        let (done, wait) = async_channel::bounded(1);
+        let msg = RunMessage::Barrier { sink: self.inner.state.clone(), done };
+        if self.inner.queue.try_send(msg).is_err() {
+            return Err(Refused(A2aError::with_message(a2a_wire::error::ErrorKind::Unavailable, "the server stopped")));
+        }
+        wait.recv()
+            .await
+            .unwrap_or_else(|_| Err(Refused(A2aError::with_message(a2a_wire::error::ErrorKind::Unavailable, "the server stopped"))))
+    }
+
+    /// [`EventSink::flushed`] for a thread that may block (never the server's own thread).
+    pub fn wait_flushed(&self) -> Result<(), Refused> {
+        smol::block_on(self.flushed())
+    }
+
+    fn end(&self, end: RunEnd) {
+        if !self.inner.ended.swap(true, Ordering::AcqRel) {
+            let _ = self.inner.queue.try_send(RunMessage::End { run: self.inner.run, end });
+        }
+    }
+
+    /// The run's turn is over (the server answers whoever still waits on it).
+    pub fn finish(&self) {
+        self.end(RunEnd::Finished);
+    }
+
+    /// The run failed: its task moves to `FAILED` with `reason` as the agent's message.
+    pub fn fail(&self, reason: &str) {
+        self.end(RunEnd::Failed(String::from(reason)));
     }
 }
 

@@ -1,104 +1,62 @@
 //! The A2A client on smol: fetches Agent Cards, picks an interface (the core decides), and
 //! runs the eleven operations over HTTP/1.1 (JSON-RPC and HTTP+JSON; streams over SSE) or
-//! gRPC (HTTP/2). Unary calls reuse one kept-alive connection; each stream has its own.
+//! gRPC (HTTP/2). Every protocol step is the core's step-function client
+//! ([`a2a_wire::client::Exchange`]); this module dials, writes, reads and keeps time.
+//!
+//! Time limits ([`ClientOptions`]): a connect timeout, a deadline for each unary call (and
+//! for a stream until its head arrives), and an idle timeout between two events of a
+//! stream. Size limits: the response head (bytes and fields), the answer body, each stream
+//! event — a server that breaks one gets a clean [`Error`], never a panic or an unbounded
+//! buffer. Unary calls reuse one kept-alive connection; each stream has its own.
 
-use crate::http1::{self, Buffer, ChunkedDecoder, Limits, ReadError};
-use a2a_wire::binding::Operation;
+use crate::http1::{self, Buffer, ChunkedDecoder, Framing, Limits, ReadError};
+use crate::url::parse_url;
 use a2a_wire::card::{self, Binding, CardView, ClientSupport, SelectedInterface};
-use a2a_wire::client::{self as core_client, ClientError, PreparedCall, Reply, StreamDecoder};
-use a2a_wire::engine::{Request, Response};
-use a2a_wire::http::{HttpResponse, OutgoingRequest};
+use a2a_wire::client::{self as core_client, ClientError, ClientLimits, Exchange, Finished, PreparedCall, Reply, Step};
+use a2a_wire::op::{Operation, Request, Response};
 use a2a_wire::v1;
-use smol::io::AsyncWriteExt;
 use smol::net::TcpStream;
 use std::fmt;
+use std::time::Duration;
 
-/// Why a client call failed.
-#[derive(Debug)]
-pub enum Error {
-    /// The peer answered, with an A2A error or a protocol violation (see
-    /// [`ClientError`]): the A2A meaning of the failure.
-    A2a(ClientError),
-    /// The connection failed, timed out or carried malformed HTTP.
-    Transport(String),
-    /// The URL cannot be used (not `http://host[:port]/path`).
-    Url(String),
-    /// The Agent Card is invalid or offers nothing this client speaks.
-    Card(String),
+pub use crate::error::Error;
+pub use crate::url::Url;
+
+/// Time and size limits of a client.
+#[derive(Clone, Copy, Debug)]
+pub struct ClientOptions {
+    /// Time allowed to open a connection (and, for gRPC, its HTTP/2 handshake).
+    pub connect_timeout: Duration,
+    /// Time allowed for a whole unary call, retries included; for a stream, until its head
+    /// has arrived.
+    pub deadline: Duration,
+    /// Time allowed between two events of a stream (and for its head after the request).
+    pub stream_idle_timeout: Duration,
+    /// Largest response head (bytes), and number of header fields.
+    pub max_head: usize,
+    /// Largest number of response header fields.
+    pub max_headers: usize,
+    /// What the core accepts: the largest answer body and stream event.
+    pub answer: ClientLimits,
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::A2a(e) => write!(f, "{e}"),
-            Error::Transport(m) => write!(f, "transport error: {m}"),
-            Error::Url(m) => write!(f, "invalid URL: {m}"),
-            Error::Card(m) => write!(f, "agent card: {m}"),
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            connect_timeout: Duration::from_secs(10),
+            deadline: Duration::from_secs(30),
+            stream_idle_timeout: Duration::from_secs(300),
+            max_head: 64 * 1024,
+            max_headers: 128,
+            answer: ClientLimits::default(),
         }
     }
 }
 
-impl std::error::Error for Error {}
-
-impl From<ClientError> for Error {
-    fn from(e: ClientError) -> Self {
-        Error::A2a(e)
+impl ClientOptions {
+    fn http_limits(&self) -> Limits {
+        Limits { max_head: self.max_head, max_headers: self.max_headers, max_body: self.answer.max_body, ..Limits::default() }
     }
-}
-
-impl From<ReadError> for Error {
-    fn from(e: ReadError) -> Self {
-        Error::Transport(match e {
-            ReadError::Closed => String::from("connection closed by the peer"),
-            ReadError::Io(e) => e.to_string(),
-            ReadError::Malformed(m) => String::from(m),
-            ReadError::HeadTooLarge => String::from("response head over the limit"),
-            ReadError::BodyTooLarge => String::from("response body over the limit"),
-            ReadError::Timeout => String::from("timed out"),
-        })
-    }
-}
-
-impl From<std::io::Error> for Error {
-    fn from(e: std::io::Error) -> Self {
-        Error::Transport(e.to_string())
-    }
-}
-
-/// A parsed `http://` URL.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Url {
-    /// `host:port` to dial.
-    pub authority: String,
-    /// `Host` header value.
-    pub host: String,
-    /// Path and query, at least `/`.
-    pub target: String,
-}
-
-/// Parses `http://host[:port][/path]`, or a bare `host:port[/path]` (how gRPC interfaces are
-/// often published).
-pub(crate) fn parse_url(url: &str) -> Result<Url, Error> {
-    let rest = if let Some(r) = url.strip_prefix("http://") {
-        r
-    } else if url.starts_with("https://") {
-        return Err(Error::Url(format!("{url}: TLS is not built into a2a-wire-smol; put a TLS-terminating proxy in front")));
-    } else if url.contains("://") {
-        return Err(Error::Url(format!("{url}: only http:// is supported")));
-    } else {
-        url
-    };
-    let (auth, path) = match rest.find(['/', '?']) {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    if auth.is_empty() || auth.contains('@') {
-        return Err(Error::Url(format!("{url}: no host, or credentials in the URL")));
-    }
-    let has_port = if auth.starts_with('[') { auth.contains("]:") } else { auth.contains(':') };
-    let authority = if has_port { String::from(auth) } else { format!("{auth}:80") };
-    let target = if path.starts_with('?') { format!("/{path}") } else { String::from(path) };
-    Ok(Url { authority, host: String::from(auth), target })
 }
 
 /// One kept-alive HTTP/1.1 connection.
@@ -108,64 +66,84 @@ struct Conn {
     buf: Buffer,
 }
 
-async fn dial(url: &Url, limits: &Limits) -> Result<Conn, Error> {
-    let stream = http1::timeout(limits.head_timeout, TcpStream::connect(url.authority.as_str())).await??;
+async fn dial(url: &Url, options: &ClientOptions) -> Result<Conn, Error> {
+    let stream = crate::io::timeout(options.connect_timeout, TcpStream::connect(url.authority.as_str()))
+        .await
+        .map_err(|_| Error::Timeout { what: "connecting", after: options.connect_timeout })??;
     // Nagle off: requests are written whole, and stream events must not wait.
     let _ = stream.set_nodelay(true);
     Ok(Conn { authority: url.authority.clone(), stream, buf: Buffer::new() })
 }
 
-fn response_headers(head: &http1::ResponseHead) -> HttpResponse {
-    HttpResponse { status: head.status, headers: head.headers.clone(), ..HttpResponse::default() }
+fn card_url(url: &str) -> String {
+    if url.trim_end_matches('/').ends_with(".json") {
+        String::from(url)
+    } else {
+        format!("{}/.well-known/agent-card.json", url.trim_end_matches('/'))
+    }
 }
 
 /// Fetches and reads an Agent Card. `url` is the card's URL, or an agent's base URL (then
 /// `/.well-known/agent-card.json` is appended).
 pub async fn fetch_card(url: &str) -> Result<CardView, Error> {
-    let card_url = if url.trim_end_matches('/').ends_with(".json") {
-        String::from(url)
-    } else {
-        format!("{}/.well-known/agent-card.json", url.trim_end_matches('/'))
-    };
+    fetch_card_with(url, &ClientOptions::default()).await
+}
+
+/// [`fetch_card`] with these limits.
+pub async fn fetch_card_with(url: &str, options: &ClientOptions) -> Result<CardView, Error> {
+    let card_url = card_url(url);
     let u = parse_url(&card_url)?;
-    let limits = Limits::default();
-    let mut conn = dial(&u, &limits).await?;
-    let headers = vec![(String::from("accept"), String::from("application/json")), (String::from("connection"), String::from("close"))];
-    http1::write_request(&mut conn.stream, "GET", &u.target, &u.host, &headers, b"").await?;
-    let head = conn.buf.read_response_head(&mut conn.stream, &limits).await?;
-    let body = conn.buf.read_body(&mut conn.stream, &head.headers, &limits, true).await?;
-    if head.status != 200 {
-        return Err(Error::Card(format!("{card_url} answered {} {}", head.status, String::from_utf8_lossy(&body[..body.len().min(200)]))));
-    }
-    card::read_card(&body).map_err(|e| Error::Card(e.to_string()))
+    let fetch = async {
+        let mut conn = dial(&u, options).await?;
+        let limits = options.http_limits();
+        let headers = vec![(String::from("accept"), String::from("application/json")), (String::from("connection"), String::from("close"))];
+        http1::write_request(&mut conn.stream, "GET", &u.target, &u.host, &headers, b"").await?;
+        let head = conn.buf.read_response_head(&mut conn.stream, &limits).await?;
+        let framing = http1::response_framing(head.status, &head.headers, false)?;
+        let body = conn.buf.read_response_body(&mut conn.stream, framing, options.answer.max_body).await?;
+        if head.status != 200 {
+            return Err(Error::Card(format!(
+                "{card_url} answered {} {}",
+                head.status,
+                String::from_utf8_lossy(&body[..body.len().min(200)])
+            )));
+        }
+        card::read_card(&body).map_err(|e| Error::Card(e.to_string()))
+    };
+    crate::io::timeout(options.deadline, fetch).await.map_err(|_| Error::Timeout { what: "fetching the card", after: options.deadline })?
 }
 
 /// An A2A client bound to one interface of one agent.
 pub struct Client {
     core: core_client::Client,
-    limits: Limits,
+    options: ClientOptions,
     conn: Option<Conn>,
     grpc: Option<crate::grpc::GrpcConnection>,
 }
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Client").field("interface", self.core.interface()).finish_non_exhaustive()
+        f.debug_struct("Client").field("interface", self.core.interface()).field("options", &self.options).finish_non_exhaustive()
     }
 }
 
 impl Client {
     /// A client for an interface already selected (see [`a2a_wire::card::select_interface`]).
     pub fn new(iface: SelectedInterface) -> Self {
-        Client { core: core_client::Client::new(iface), limits: Limits::default(), conn: None, grpc: None }
+        Client { core: core_client::Client::new(iface), options: ClientOptions::default(), conn: None, grpc: None }
     }
 
     /// Fetches the agent's card from `url` (card URL or base URL) and selects the first
     /// interface whose binding and version `support` speaks. Returns the card too.
     pub async fn connect(url: &str, support: &ClientSupport) -> Result<(Client, v1::AgentCard), Error> {
-        let view = fetch_card(url).await?;
+        Self::connect_with(url, support, ClientOptions::default()).await
+    }
+
+    /// [`Client::connect`] with these limits (the card fetch obeys them too).
+    pub async fn connect_with(url: &str, support: &ClientSupport, options: ClientOptions) -> Result<(Client, v1::AgentCard), Error> {
+        let view = fetch_card_with(url, &options).await?;
         let iface = card::select_interface(&view.card, support).map_err(|e| Error::Card(e.to_string()))?;
-        Ok((Client::new(iface), view.card))
+        Ok((Client::new(iface).with_options(options), view.card))
     }
 
     /// Declares extensions (sent in `A2A-Extensions`).
@@ -180,10 +158,23 @@ impl Client {
         self
     }
 
-    /// Replaces the HTTP limits (response sizes, timeouts).
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+    /// Replaces the time and size limits.
+    pub fn with_options(mut self, options: ClientOptions) -> Self {
+        self.options = options;
         self
+    }
+
+    /// Replaces the HTTP size limits (head size and fields, body size).
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.options.max_head = limits.max_head;
+        self.options.max_headers = limits.max_headers;
+        self.options.answer.max_body = limits.max_body;
+        self
+    }
+
+    /// The limits in use.
+    pub fn options(&self) -> &ClientOptions {
+        &self.options
     }
 
     /// The interface in use.
@@ -193,44 +184,80 @@ impl Client {
 
     /// Runs a unary operation.
     pub async fn call(&mut self, operation: Operation) -> Result<Response, Error> {
-        let mut prepared = self.core.prepare(operation)?;
-        if prepared.is_streaming() {
+        let mut x = self.core.start_with(operation, self.options.answer)?;
+        if x.is_streaming() {
             return Err(Error::A2a(ClientError::Local(String::from("a streaming operation: use Client::stream"))));
         }
-        if self.core.interface().binding == Binding::Grpc {
-            let limits = self.limits;
-            let answer = self.grpc_conn().await?.unary(&prepared.request, &limits).await?;
-            return Ok(self.core.parse(&prepared, &answer)?);
+        let deadline = self.options.deadline;
+        let r = crate::io::timeout(deadline, self.drive_unary(&mut x)).await;
+        match r {
+            Ok(r) => r,
+            Err(_) => {
+                // A connection left in the middle of an answer cannot be reused.
+                self.conn = None;
+                Err(Error::Timeout { what: "the call", after: deadline })
+            }
         }
-        let mut answer = self.exchange(&prepared.request).await?;
-        if let Some(again) = self.core.retry(&mut prepared, &answer) {
-            answer = self.exchange(&again).await?;
+    }
+
+    async fn drive_unary(&mut self, x: &mut Exchange) -> Result<Response, Error> {
+        loop {
+            match x.poll(crate::host::now()) {
+                Step::Send(req) => {
+                    if self.core.interface().binding == Binding::Grpc {
+                        self.grpc_unary(&req, x).await?;
+                    } else {
+                        self.http_unary(&req, x).await?;
+                    }
+                }
+                Step::Done(f) => return Ok(f.into_result()?),
+                // The answer is fed whole by the two functions above.
+                _ => return Err(Error::A2a(ClientError::Protocol(String::from("the answer was not read whole")))),
+            }
         }
-        Ok(self.core.parse(&prepared, &answer)?)
     }
 
     async fn grpc_conn(&mut self) -> Result<&mut crate::grpc::GrpcConnection, Error> {
         if self.grpc.as_ref().is_none_or(|g| g.is_closed()) {
             let u = parse_url(&self.core.interface().url)?;
-            self.grpc = Some(crate::grpc::GrpcConnection::connect(&u, &self.limits).await?);
+            let t = self.options.connect_timeout;
+            let conn = crate::io::timeout(t, crate::grpc::GrpcConnection::connect(&u))
+                .await
+                .map_err(|_| Error::Timeout { what: "connecting", after: t })??;
+            self.grpc = Some(conn);
         }
         // Just set above when it was None.
         self.grpc.as_mut().ok_or_else(|| Error::Transport(String::from("no gRPC connection")))
     }
 
+    async fn grpc_unary(&mut self, req: &a2a_wire::http::OutgoingRequest, x: &mut Exchange) -> Result<(), Error> {
+        let (status, headers, mut body) = self.grpc_conn().await?.request(req).await?;
+        x.handle_head(status, &headers);
+        while let Some(bytes) = body.data().await? {
+            x.handle_body(&bytes);
+            if x.is_over() {
+                // Over a limit: stop reading.
+                return Ok(());
+            }
+        }
+        x.handle_end(body.trailers());
+        Ok(())
+    }
+
     /// Sends one request on the kept-alive connection (re-dialing once if the server closed
-    /// it between requests) and reads the whole answer.
-    async fn exchange(&mut self, req: &OutgoingRequest) -> Result<HttpResponse, Error> {
+    /// it between requests) and feeds the whole answer to `x`.
+    async fn http_unary(&mut self, req: &a2a_wire::http::OutgoingRequest, x: &mut Exchange) -> Result<(), Error> {
         let u = parse_url(&req.url)?;
+        let limits = self.options.http_limits();
         for attempt in 0..2 {
             let reuse = matches!(&self.conn, Some(c) if c.authority == u.authority);
             if !reuse {
-                self.conn = Some(dial(&u, &self.limits).await?);
+                self.conn = Some(dial(&u, &self.options).await?);
             }
             let Some(conn) = self.conn.as_mut() else { continue };
             let sent = http1::write_request(&mut conn.stream, req.method, &u.target, &u.host, &req.headers, &req.body).await;
             let head = match sent {
-                Ok(()) => conn.buf.read_response_head(&mut conn.stream, &self.limits).await,
+                Ok(()) => conn.buf.read_response_head(&mut conn.stream, &limits).await,
                 Err(e) => Err(ReadError::Io(e)),
             };
             let head = match head {
@@ -245,69 +272,48 @@ impl Client {
                     return Err(e.into());
                 }
             };
-            let body = conn.buf.read_body(&mut conn.stream, &head.headers, &self.limits, true).await;
-            let close = head.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close"));
-            let mut answer = response_headers(&head);
-            match body {
-                Ok(b) => answer.body = b,
+            let framing = match http1::response_framing(head.status, &head.headers, req.method == "HEAD") {
+                Ok(f) => f,
                 Err(e) => {
                     self.conn = None;
                     return Err(e.into());
                 }
-            }
+            };
+            let body = match conn.buf.read_response_body(&mut conn.stream, framing, self.options.answer.max_body).await {
+                Ok(b) => b,
+                Err(e) => {
+                    self.conn = None;
+                    return Err(e.into());
+                }
+            };
+            let close = framing == Framing::UntilClose
+                || head.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close"));
             if close {
                 self.conn = None;
             }
-            return Ok(answer);
+            x.handle_head(head.status, &head.headers);
+            x.handle_body(&body);
+            x.handle_end(&[]);
+            return Ok(());
         }
         Err(Error::Transport(String::from("the server closed the connection twice")))
     }
 
     /// Starts a streaming operation (SendStreamingMessage, SubscribeToTask) on its own
-    /// connection.
+    /// connection; returns once the stream's head has arrived (an error answered instead of
+    /// a stream is returned as the error).
     pub async fn stream(&mut self, operation: Operation) -> Result<EventStream, Error> {
-        let mut prepared = self.core.prepare(operation)?;
-        if !prepared.is_streaming() {
+        let x = self.core.start_with(operation, self.options.answer)?;
+        if !x.is_streaming() {
             return Err(Error::A2a(ClientError::Local(String::from("not a streaming operation: use Client::call"))));
         }
+        let mut es = EventStream { x, source: None, options: self.options, grpc: None, failed: false };
         if self.core.interface().binding == Binding::Grpc {
-            let limits = self.limits;
-            let (head, body) = self.grpc_conn().await?.start_stream(&prepared.request, &limits).await?;
-            let decoder = self.core.stream_decoder(&prepared, &head)?;
-            return Ok(EventStream { source: Source::Grpc(body), decoder, body_done: false, finished: false });
+            es.grpc = Some(self.grpc_conn().await?.clone());
         }
-        let mut req = prepared.request.clone();
-        let mut retried = false;
-        loop {
-            let u = parse_url(&req.url)?;
-            let mut conn = dial(&u, &self.limits).await?;
-            http1::write_request(&mut conn.stream, req.method, &u.target, &u.host, &req.headers, &req.body).await?;
-            let head = conn.buf.read_response_head(&mut conn.stream, &self.limits).await?;
-            let mut answer = response_headers(&head);
-            let is_sse = head
-                .headers
-                .iter()
-                .any(|(k, v)| k.eq_ignore_ascii_case("content-type") && a2a_wire::http::media_type(v) == "text/event-stream");
-            if head.status != 200 || !is_sse {
-                answer.body = conn.buf.read_body(&mut conn.stream, &head.headers, &self.limits, true).await?;
-                if !retried {
-                    if let Some(again) = self.core.retry(&mut prepared, &answer) {
-                        req = again;
-                        retried = true;
-                        continue;
-                    }
-                }
-            }
-            let decoder = self.core.stream_decoder(&prepared, &answer)?;
-            let chunked =
-                head.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.to_ascii_lowercase().contains("chunked"));
-            return Ok(EventStream {
-                source: Source::Http { conn, chunked: chunked.then(ChunkedDecoder::default), pending: Vec::new() },
-                decoder,
-                body_done: false,
-                finished: false,
-            });
-        }
+        let deadline = self.options.deadline;
+        crate::io::timeout(deadline, es.start()).await.map_err(|_| Error::Timeout { what: "starting the stream", after: deadline })??;
+        Ok(es)
     }
 
     /// `SendMessage`: a Task to follow or a direct Message.
@@ -415,93 +421,149 @@ fn unexpected(r: &Response) -> Error {
 }
 
 enum Source {
-    Http { conn: Conn, chunked: Option<ChunkedDecoder>, pending: Vec<u8> },
+    Http { conn: Conn, framing: Framing, chunked: ChunkedDecoder, remaining: usize, out: Vec<u8> },
     Grpc(crate::grpc::GrpcBody),
 }
 
 /// The events of one stream, in order. Use [`EventStream::next`] in a loop, or
 /// [`EventStream::into_stream`] for a `futures` stream.
 pub struct EventStream {
-    source: Source,
-    decoder: StreamDecoder,
-    body_done: bool,
-    finished: bool,
+    x: Exchange,
+    source: Option<Source>,
+    options: ClientOptions,
+    grpc: Option<crate::grpc::GrpcConnection>,
+    failed: bool,
 }
 
 impl fmt::Debug for EventStream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EventStream").field("finished", &self.finished).finish_non_exhaustive()
+        f.debug_struct("EventStream").field("over", &self.x.is_over()).finish_non_exhaustive()
     }
 }
 
 impl EventStream {
-    /// The next event; `None` at the end of the stream. An error ends the stream.
-    pub async fn next(&mut self) -> Option<Result<v1::StreamResponse, Error>> {
+    /// Sends the request (and a retry, when the binding's rules call for one) until the
+    /// answer's head says it is a stream, or the answer is an error.
+    async fn start(&mut self) -> Result<(), Error> {
         loop {
-            if self.finished {
-                return None;
+            if self.x.stream_started() {
+                return Ok(());
             }
-            match self.decoder.next_event() {
-                Ok(Some(ev)) => return Some(Ok(ev)),
-                Ok(None) => {}
-                Err(e) => {
-                    self.finished = true;
-                    return Some(Err(e.into()));
-                }
-            }
-            if self.body_done {
-                // Every buffered event was taken: the end verdict (gRPC trailers) decides.
-                self.finished = true;
-                let trailers = match &self.source {
-                    Source::Grpc(b) => b.trailers().to_vec(),
-                    Source::Http { .. } => Vec::new(),
-                };
-                return self.decoder.finish(&trailers).err().map(|e| Err(e.into()));
-            }
-            match self.read_more().await {
-                Ok(more) => self.body_done = !more,
-                Err(e) => {
-                    self.finished = true;
-                    return Some(Err(e));
-                }
+            match self.x.poll(crate::host::now()) {
+                Step::Send(req) => self.open(&req).await?,
+                Step::Read => self.read_more().await?,
+                Step::Done(Finished::Failed(e)) => return Err(e.into()),
+                Step::Done(_) => return Err(protocol("the stream ended before it started")),
+                // No event comes before the head.
+                _ => {}
             }
         }
     }
 
-    /// Reads more body bytes into the decoder; false at the end of the body.
-    async fn read_more(&mut self) -> Result<bool, Error> {
-        match &mut self.source {
+    /// Sends `req` on a connection of its own and feeds the answer's head.
+    async fn open(&mut self, req: &a2a_wire::http::OutgoingRequest) -> Result<(), Error> {
+        if let Some(grpc) = self.grpc.as_mut() {
+            let (status, headers, body) = grpc.request(req).await?;
+            self.x.handle_head(status, &headers);
+            self.source = Some(Source::Grpc(body));
+            return Ok(());
+        }
+        let u = parse_url(&req.url)?;
+        let mut conn = dial(&u, &self.options).await?;
+        http1::write_request(&mut conn.stream, req.method, &u.target, &u.host, &req.headers, &req.body).await?;
+        let head = conn.buf.read_response_head(&mut conn.stream, &self.options.http_limits()).await?;
+        let framing = http1::response_framing(head.status, &head.headers, false)?;
+        self.x.handle_head(head.status, &head.headers);
+        let remaining = if let Framing::Length(n) = framing { n } else { 0 };
+        self.source = Some(Source::Http { conn, framing, chunked: ChunkedDecoder::default(), remaining, out: Vec::new() });
+        Ok(())
+    }
+
+    /// Reads more of the answer into the exchange (bytes, or its end).
+    async fn read_more(&mut self) -> Result<(), Error> {
+        let Some(source) = self.source.as_mut() else { return Err(protocol("nothing to read")) };
+        match source {
             Source::Grpc(body) => match body.data().await? {
-                Some(bytes) => {
-                    self.decoder.feed(&bytes);
-                    Ok(true)
-                }
-                None => Ok(false),
+                Some(bytes) => self.x.handle_body(&bytes),
+                None => self.x.handle_end(body.trailers()),
             },
-            Source::Http { conn, chunked, pending } => {
+            Source::Http { conn, framing, chunked, remaining, out } => {
                 let bytes = conn.buf.read_some(&mut conn.stream).await?;
                 let eof = bytes.is_empty();
-                match chunked {
-                    Some(dec) => {
-                        pending.extend_from_slice(&bytes);
-                        let mut out = Vec::new();
-                        let done = dec.decode(pending, &mut out)?;
-                        self.decoder.feed(&out);
+                match framing {
+                    Framing::Chunked => {
+                        let mut input = bytes;
+                        out.clear();
+                        let done = chunked.decode(&mut input, out)?;
+                        self.x.handle_body(out);
                         if done {
-                            return Ok(false);
-                        }
-                        if eof {
+                            self.x.handle_end(&[]);
+                        } else if eof {
                             return Err(Error::Transport(String::from("connection closed inside the stream")));
+                        } else if !input.is_empty() {
+                            // Bytes the decoder could not use yet (a partial size line) wait
+                            // for the next read.
+                            conn.buf.unread(input);
                         }
-                        Ok(true)
                     }
-                    None => {
-                        self.decoder.feed(&bytes);
-                        Ok(!eof)
+                    Framing::Length(_) => {
+                        let take = bytes.len().min(*remaining);
+                        self.x.handle_body(&bytes[..take]);
+                        *remaining -= take;
+                        if *remaining == 0 {
+                            self.x.handle_end(&[]);
+                        } else if eof {
+                            return Err(Error::Transport(String::from("connection closed before the body's Content-Length")));
+                        }
+                    }
+                    Framing::UntilClose => {
+                        if eof {
+                            self.x.handle_end(&[]);
+                        } else {
+                            self.x.handle_body(&bytes);
+                        }
                     }
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The next event; `None` at the end of the stream. An error ends the stream.
+    pub async fn next(&mut self) -> Option<Result<v1::StreamResponse, Error>> {
+        if self.failed {
+            return None;
+        }
+        let idle = self.options.stream_idle_timeout;
+        loop {
+            let step = self.x.poll(crate::host::now());
+            let r = match step {
+                Step::Event(ev) => return Some(Ok(ev)),
+                Step::Done(Finished::StreamEnded) => return None,
+                Step::Done(Finished::Failed(e)) => Err(e.into()),
+                Step::Done(Finished::Answer(_)) => Err(protocol("an answer where a stream was expected")),
+                Step::Read => match crate::io::timeout(idle, self.read_more()).await {
+                    Ok(r) => r,
+                    Err(_) => Err(Error::Timeout { what: "waiting for the next stream event", after: idle }),
+                },
+                Step::Send(req) => self.open(&req).await,
+                _ => Ok(()),
+            };
+            if let Err(e) = r {
+                self.failed = true;
+                return Some(Err(e));
+            }
+        }
+    }
+
+    /// The task as the events have shown it so far (assembled by the core's tracker).
+    pub fn task(&self) -> &core_client::TaskTracker {
+        self.x.task()
+    }
+
+    /// The direct reply, when the stream's first event was a Message.
+    pub fn direct_reply(&self) -> Option<&v1::Message> {
+        self.x.direct_reply()
     }
 
     /// The events as a `futures` stream (ends after the first error).
@@ -511,29 +573,9 @@ impl EventStream {
 
     /// Closes the stream (the task goes on at the server).
     pub async fn close(self) {
-        if let Source::Http { mut conn, .. } = self.source {
+        if let Some(Source::Http { mut conn, .. }) = self.source {
+            use smol::io::AsyncWriteExt;
             let _ = conn.stream.close().await;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_parse_to_authority_host_and_target() {
-        let u = parse_url("http://127.0.0.1:8080/a2a/v1?x=1").unwrap();
-        assert_eq!((u.authority.as_str(), u.host.as_str(), u.target.as_str()), ("127.0.0.1:8080", "127.0.0.1:8080", "/a2a/v1?x=1"));
-        let u = parse_url("http://example.org").unwrap();
-        assert_eq!((u.authority.as_str(), u.target.as_str()), ("example.org:80", "/"));
-        let u = parse_url("localhost:50051").unwrap();
-        assert_eq!((u.authority.as_str(), u.target.as_str()), ("localhost:50051", "/"));
-        let u = parse_url("http://[::1]:9/x").unwrap();
-        assert_eq!(u.authority, "[::1]:9");
-        assert!(matches!(parse_url("https://a/"), Err(Error::Url(m)) if m.contains("TLS")));
-        assert!(matches!(parse_url("ftp://a/"), Err(Error::Url(_))));
-        assert!(matches!(parse_url("http://user:pw@a/"), Err(Error::Url(_))));
-        assert!(matches!(parse_url("http:///x"), Err(Error::Url(_))));
     }
 }

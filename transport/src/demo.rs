@@ -52,28 +52,30 @@ impl AgentExecutor for EchoAgent {
                     let done = (0..=SLOW.len()).rev().find(|k| SLOW[..*k].concat() == sent).unwrap_or(0);
                     slow(&ctx, &events, delay, done).await;
                 } else {
-                    events.artifact(artifact("echo", &text), false, true);
-                    events.status(v1::TaskState::Completed, None);
+                    let _ = events.artifact(artifact("echo", &text), false, true);
+                    let _ = events.status(v1::TaskState::Completed, None);
                 }
                 return;
             }
             if ctx.follow_up {
-                events.artifact(artifact("echo", &text), false, true);
-                events.status(v1::TaskState::Completed, None);
+                let _ = events.artifact(artifact("echo", &text), false, true);
+                let _ = events.status(v1::TaskState::Completed, None);
                 return;
             }
             match text.as_str() {
                 "need-input" => {
-                    events.status(v1::TaskState::InputRequired, Some(agent_text(reply_id("question"), "What should I echo?")));
+                    let _ = events.status(v1::TaskState::InputRequired, Some(agent_text(reply_id("question"), "What should I echo?")));
                 }
                 "slow" => {
-                    events.status(v1::TaskState::Working, None);
+                    let _ = events.status(v1::TaskState::Working, None);
                     slow(&ctx, &events, delay, 0).await;
                 }
-                "message-only" => events.message(agent_text(reply_id("reply"), &text)),
+                "message-only" => {
+                    let _ = events.message(agent_text(reply_id("reply"), &text));
+                }
                 t if t.starts_with("ticks ") => match parse_ticks(t) {
                     Some((n, ms, wait)) => {
-                        events.status(v1::TaskState::Working, None);
+                        let _ = events.status(v1::TaskState::Working, None);
                         smol::Timer::after(Duration::from_millis(wait)).await;
                         for i in 0..n {
                             if ms > 0 {
@@ -85,19 +87,22 @@ impl AgentExecutor for EchoAgent {
                             if ctx.cancel.is_canceled() {
                                 return;
                             }
-                            events.artifact(artifact("ticks", &format!("tick {}", i + 1)), i > 0, i + 1 == n);
+                            // A refused event (the task was canceled meanwhile) ends the run.
+                            if events.artifact(artifact("ticks", &format!("tick {}", i + 1)), i > 0, i + 1 == n).is_err() {
+                                return;
+                            }
                         }
-                        events.status(v1::TaskState::Completed, None);
+                        let _ = events.status(v1::TaskState::Completed, None);
                     }
                     None => {
                         let question =
                             agent_text(reply_id("usage"), "usage: ticks N [MS [WAIT]] (N 1..=1000000, MS 0..=10000, WAIT 0..=60000)");
-                        events.status(v1::TaskState::Rejected, Some(question));
+                        let _ = events.status(v1::TaskState::Rejected, Some(question));
                     }
                 },
                 _ => {
-                    events.artifact(artifact("echo", &text), false, true);
-                    events.status(v1::TaskState::Completed, None);
+                    let _ = events.artifact(artifact("echo", &text), false, true);
+                    let _ = events.status(v1::TaskState::Completed, None);
                 }
             }
         })
@@ -123,9 +128,9 @@ async fn slow(ctx: &RequestContext, events: &EventSink, delay: Duration, from: u
         if ctx.cancel.is_canceled() {
             return;
         }
-        events.artifact(artifact("slow", piece), i > 0, i == SLOW.len() - 1);
+        let _ = events.artifact(artifact("slow", piece), i > 0, i == SLOW.len() - 1);
     }
-    events.status(v1::TaskState::Completed, None);
+    let _ = events.status(v1::TaskState::Completed, None);
 }
 
 /// Paths of the interfaces the demo card lists (gRPC has none: it is served on the same

@@ -2,8 +2,9 @@
 //! tokio-util's `compat` adapters. Framing, status trailers and error details are the core's
 //! (`a2a_wire::binding::grpc`); this module only moves HTTP/2 messages.
 
-use crate::client::{Error, Url};
+use crate::error::Error;
 use crate::http1::{self, Limits};
+use crate::url::Url;
 use a2a_wire::http::{HttpResponse, OutgoingRequest};
 use bytes::Bytes;
 use smol::net::TcpStream;
@@ -11,12 +12,6 @@ use tokio_util::compat::{Compat, FuturesAsyncReadCompatExt};
 
 /// The HTTP/2 connection preface a prior-knowledge client sends first.
 pub const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
-impl From<h2::Error> for Error {
-    fn from(e: h2::Error) -> Self {
-        Error::Transport(format!("HTTP/2: {e}"))
-    }
-}
 
 fn header_map(fields: &[(String, String)]) -> http::HeaderMap {
     let mut map = http::HeaderMap::new();
@@ -35,7 +30,8 @@ fn fields(map: &http::HeaderMap) -> Vec<(String, String)> {
     map.iter().map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect()
 }
 
-/// A client connection: one HTTP/2 connection, many concurrent calls.
+/// A client connection: one HTTP/2 connection, many concurrent calls (clones share it).
+#[derive(Clone)]
 pub struct GrpcConnection {
     send: h2::client::SendRequest<Bytes>,
     authority: String,
@@ -43,11 +39,14 @@ pub struct GrpcConnection {
 }
 
 impl GrpcConnection {
-    /// Dials `url` and runs the HTTP/2 handshake.
-    pub(crate) async fn connect(url: &Url, limits: &Limits) -> Result<GrpcConnection, Error> {
-        let stream = http1::timeout(limits.head_timeout, TcpStream::connect(url.authority.as_str())).await??;
+    /// Dials `url` and runs the HTTP/2 handshake (the caller bounds the time).
+    pub(crate) async fn connect(url: &Url) -> Result<GrpcConnection, Error> {
+        let stream = TcpStream::connect(url.authority.as_str()).await?;
         let _ = stream.set_nodelay(true);
-        let (send, conn) = http1::timeout(limits.head_timeout, h2::client::handshake(stream.compat())).await??;
+        let mut builder = h2::client::Builder::new();
+        // A server may not make us buffer more than this of one header list.
+        builder.max_header_list_size(64 * 1024);
+        let (send, conn) = builder.handshake(stream.compat()).await?;
         let (done_tx, closed) = async_channel::bounded::<()>(1);
         smol::spawn(async move {
             let _ = conn.await;
@@ -63,7 +62,7 @@ impl GrpcConnection {
     }
 
     async fn start(&mut self, req: &OutgoingRequest) -> Result<h2::client::ResponseFuture, Error> {
-        let path = crate::client::parse_url(&req.url)?.target;
+        let path = crate::url::parse_url(&req.url)?.target;
         let mut builder = http::Request::builder().method("POST").uri(format!("http://{}{}", self.authority, path));
         if let Some(h) = builder.headers_mut() {
             *h = header_map(&req.headers);
@@ -75,33 +74,11 @@ impl GrpcConnection {
         Ok(response)
     }
 
-    /// A unary call: the whole answer with its trailers.
-    pub async fn unary(&mut self, req: &OutgoingRequest, limits: &Limits) -> Result<HttpResponse, Error> {
-        let response = self.start(req).await?;
-        let response = http1::timeout(limits.body_timeout, response).await??;
+    /// Sends a call: the response's status and headers, and its body to read from.
+    pub async fn request(&mut self, req: &OutgoingRequest) -> Result<(u16, Vec<(String, String)>, GrpcBody), Error> {
+        let response = self.start(req).await?.await?;
         let (parts, recv) = response.into_parts();
-        let mut body = GrpcBody { recv, trailers: Vec::new(), max: limits.max_body, received: 0 };
-        let mut data = Vec::new();
-        while let Some(chunk) = http1::timeout(limits.body_timeout, body.data()).await?? {
-            data.extend_from_slice(&chunk);
-        }
-        Ok(HttpResponse {
-            status: parts.status.as_u16(),
-            headers: fields(&parts.headers),
-            body: data,
-            trailers: body.trailers,
-            streaming: false,
-        })
-    }
-
-    /// A server-streaming call: the response head, and the body to read events from.
-    pub async fn start_stream(&mut self, req: &OutgoingRequest, limits: &Limits) -> Result<(HttpResponse, GrpcBody), Error> {
-        let response = self.start(req).await?;
-        let response = http1::timeout(limits.body_timeout, response).await??;
-        let (parts, recv) = response.into_parts();
-        let head =
-            HttpResponse { status: parts.status.as_u16(), headers: fields(&parts.headers), streaming: true, ..HttpResponse::default() };
-        Ok((head, GrpcBody { recv, trailers: Vec::new(), max: usize::MAX, received: 0 }))
+        Ok((parts.status.as_u16(), fields(&parts.headers), GrpcBody { recv, trailers: Vec::new() }))
     }
 }
 
@@ -109,8 +86,6 @@ impl GrpcConnection {
 pub struct GrpcBody {
     recv: h2::RecvStream,
     trailers: Vec<(String, String)>,
-    max: usize,
-    received: usize,
 }
 
 impl GrpcBody {
@@ -120,10 +95,6 @@ impl GrpcBody {
             Some(chunk) => {
                 let chunk = chunk?;
                 let _ = self.recv.flow_control().release_capacity(chunk.len());
-                self.received = self.received.saturating_add(chunk.len());
-                if self.received > self.max {
-                    return Err(Error::Transport(String::from("gRPC response over the size limit")));
-                }
                 Ok(Some(chunk.to_vec()))
             }
             None => {
@@ -189,52 +160,78 @@ impl Responder {
 
 /// Serves one HTTP/2 connection: each request is read whole and handed to `handle` on its own
 /// task. `io` already had its first bytes read into `prefix` (the preface detection).
-pub(crate) async fn serve<F, Fut>(io: crate::server::Rewind, limits: Limits, handle: F)
-where
+pub(crate) async fn serve<F, Fut>(
+    io: crate::io::Rewind,
+    limits: Limits,
+    tasks: crate::io::TaskCount,
+    stop: async_channel::Receiver<()>,
+    handle: F,
+) where
     F: Fn(http::request::Parts, Vec<u8>, Responder) -> Fut + Send + Sync + 'static,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
-    let io: Compat<crate::server::Rewind> = io.compat();
+    let io: Compat<crate::io::Rewind> = io.compat();
     let mut builder = h2::server::Builder::new();
     builder.max_concurrent_streams(256).max_header_list_size(u32::try_from(limits.max_head).unwrap_or(u32::MAX));
     let Ok(Ok(mut conn)) = http1::timeout(limits.head_timeout, builder.handshake::<_, Bytes>(io)).await else { return };
     let handle = std::sync::Arc::new(handle);
+    let mut stopping = false;
     loop {
-        let next = http1::timeout(limits.idle_timeout, conn.accept()).await;
-        let Ok(Some(Ok((request, respond)))) = next else { break };
-        let handle = handle.clone();
-        smol::spawn(async move {
-            let (parts, mut recv) = request.into_parts();
-            let mut body = Vec::new();
-            let mut responder = Responder { respond, send: None };
-            let read = http1::timeout(limits.body_timeout, async {
-                while let Some(chunk) = recv.data().await {
-                    let chunk = chunk.map_err(|_| ())?;
-                    let _ = recv.flow_control().release_capacity(chunk.len());
-                    if body.len() + chunk.len() > limits.max_body {
-                        return Err(());
-                    }
-                    body.extend_from_slice(&chunk);
-                }
-                Ok(())
-            })
-            .await;
-            if !matches!(read, Ok(Ok(()))) {
-                // RESOURCE_EXHAUSTED: the message was too large or never arrived whole.
-                let trailers = vec![
-                    (String::from("grpc-status"), String::from("8")),
-                    (String::from("grpc-message"), String::from("request too large or incomplete")),
-                ];
-                let resp = HttpResponse {
-                    status: 200,
-                    headers: vec![(String::from("content-type"), String::from("application/grpc"))],
-                    ..HttpResponse::default()
-                };
-                let _ = responder.head(&resp, false).and_then(|()| responder.trailers(&trailers));
-                return;
+        use smol::future::FutureExt;
+        let next = if stopping {
+            Some(http1::timeout(limits.idle_timeout, conn.accept()).await)
+        } else {
+            async { Some(http1::timeout(limits.idle_timeout, conn.accept()).await) }
+                .or(async {
+                    let _ = stop.recv().await;
+                    None
+                })
+                .await
+        };
+        let (request, respond) = match next {
+            // Shutting down: no new streams (GOAWAY); the open ones finish, then accept ends.
+            None => {
+                conn.graceful_shutdown();
+                stopping = true;
+                continue;
             }
-            handle(parts, body, responder).await;
-        })
-        .detach();
+            Some(Ok(Some(Ok(r)))) => r,
+            _ => break,
+        };
+        let handle = handle.clone();
+        tasks
+            .spawn(async move {
+                let (parts, mut recv) = request.into_parts();
+                let mut body = Vec::new();
+                let mut responder = Responder { respond, send: None };
+                let read = http1::timeout(limits.body_timeout, async {
+                    while let Some(chunk) = recv.data().await {
+                        let chunk = chunk.map_err(|_| ())?;
+                        let _ = recv.flow_control().release_capacity(chunk.len());
+                        if body.len() + chunk.len() > limits.max_body {
+                            return Err(());
+                        }
+                        body.extend_from_slice(&chunk);
+                    }
+                    Ok(())
+                })
+                .await;
+                if !matches!(read, Ok(Ok(()))) {
+                    // RESOURCE_EXHAUSTED: the message was too large or never arrived whole.
+                    let trailers = vec![
+                        (String::from("grpc-status"), String::from("8")),
+                        (String::from("grpc-message"), String::from("request too large or incomplete")),
+                    ];
+                    let resp = HttpResponse {
+                        status: 200,
+                        headers: vec![(String::from("content-type"), String::from("application/grpc"))],
+                        ..HttpResponse::default()
+                    };
+                    let _ = responder.head(&resp, false).and_then(|()| responder.trailers(&trailers));
+                    return;
+                }
+                handle(parts, body, responder).await;
+            })
+            .detach();
     }
 }

@@ -165,21 +165,61 @@ impl Buffer {
         Ok(head)
     }
 
-    /// Reads a response head (client side).
+    /// Reads a response head (client side). No time limit of its own: the caller's
+    /// deadline bounds it.
     pub async fn read_response_head<R: AsyncRead + Unpin>(&mut self, r: &mut R, limits: &Limits) -> Result<ResponseHead, ReadError> {
-        let len = timeout(limits.idle_timeout, self.head_len(r, limits)).await??;
-        let mut fields = vec![httparse::EMPTY_HEADER; limits.max_headers];
-        let mut resp = httparse::Response::new(&mut fields);
-        match resp.parse(&self.data[..len]) {
-            Ok(httparse::Status::Complete(_)) => {}
-            _ => return Err(ReadError::Malformed("not an HTTP/1.x response")),
+        loop {
+            if let Some((head, len)) = parse_response_head(&self.data, limits)? {
+                self.data.drain(..len);
+                return Ok(head);
+            }
+            let n = self.fill(r).await?;
+            if n == 0 {
+                return Err(if self.data.is_empty() { ReadError::Closed } else { ReadError::Malformed("connection closed inside a head") });
+            }
         }
-        let head = ResponseHead {
-            status: resp.code.unwrap_or(0),
-            headers: resp.headers.iter().map(|h| (String::from(h.name), String::from_utf8_lossy(h.value).into_owned())).collect(),
-        };
-        self.data.drain(..len);
-        Ok(head)
+    }
+
+    /// Reads a whole response body framed as `framing`, up to `max` bytes.
+    pub async fn read_response_body<R: AsyncRead + Unpin>(
+        &mut self,
+        r: &mut R,
+        framing: Framing,
+        max: usize,
+    ) -> Result<Vec<u8>, ReadError> {
+        match framing {
+            Framing::Chunked => {
+                let mut body = Vec::new();
+                let mut chunks = ChunkedDecoder::with_limit(max);
+                loop {
+                    if chunks.decode(&mut self.data, &mut body)? {
+                        return Ok(body);
+                    }
+                    if self.fill(r).await? == 0 {
+                        return Err(ReadError::Malformed("connection closed inside a chunked body"));
+                    }
+                }
+            }
+            Framing::Length(len) => {
+                if len > max {
+                    return Err(ReadError::BodyTooLarge);
+                }
+                while self.data.len() < len {
+                    if self.fill(r).await? == 0 {
+                        return Err(ReadError::Malformed("connection closed before the body's Content-Length"));
+                    }
+                }
+                Ok(self.data.drain(..len).collect())
+            }
+            Framing::UntilClose => loop {
+                if self.data.len() > max {
+                    return Err(ReadError::BodyTooLarge);
+                }
+                if self.fill(r).await? == 0 {
+                    return Ok(std::mem::take(&mut self.data));
+                }
+            },
+        }
     }
 
     /// Reads a whole body framed by `headers` (`Content-Length` or chunked; `None` for a
@@ -259,6 +299,12 @@ impl Buffer {
         }
     }
 
+    /// Puts bytes back in front of what is buffered (bytes a decoder could not use yet).
+    pub fn unread(&mut self, mut bytes: Vec<u8>) {
+        bytes.extend_from_slice(&self.data);
+        self.data = bytes;
+    }
+
     /// Takes the buffered bytes out.
     pub fn take(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.data)
@@ -302,16 +348,35 @@ fn parse_request_head(head: &[u8], max_headers: usize) -> Result<RequestHead, Re
     })
 }
 
-/// Incremental decoder of a chunked body.
+/// Incremental decoder of a chunked body (RFC 9112 §7.1). Chunk data is passed on as it
+/// arrives, so memory is bounded by what the caller keeps, whatever size a chunk claims; a
+/// chunk size that does not fit a `usize`, or that takes the body over the limit, is an
+/// error as soon as its size line arrives.
 #[derive(Debug, Default)]
 pub struct ChunkedDecoder {
-    /// Bytes left in the current chunk (plus its CRLF), or `None` between chunks.
-    remaining: Option<usize>,
-    done: bool,
+    state: ChunkState,
     /// Largest total of chunk data accepted (0 = no limit).
     limit: usize,
     total: usize,
 }
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum ChunkState {
+    /// Before a chunk-size line.
+    #[default]
+    Size,
+    /// Inside chunk data: this many bytes to go.
+    Data(usize),
+    /// After chunk data: its CRLF.
+    DataEnd,
+    /// After the last chunk: trailer lines until an empty one.
+    Trailers,
+    /// The body is complete.
+    Done,
+}
+
+/// Longest chunk-size or trailer line accepted.
+const MAX_LINE: usize = 4096;
 
 impl ChunkedDecoder {
     /// A decoder that refuses (with [`ReadError::BodyTooLarge`]) a chunk that would take the
@@ -320,67 +385,144 @@ impl ChunkedDecoder {
         ChunkedDecoder { limit: max, ..Default::default() }
     }
 
-    /// Moves complete chunk data from `input` into `out`; true when the last chunk (and the
-    /// trailers) were read.
+    /// True once the last chunk and the trailers were read.
+    pub fn is_done(&self) -> bool {
+        self.state == ChunkState::Done
+    }
+
+    /// Moves decoded chunk data from the front of `input` into `out` (consumed bytes are
+    /// removed from `input`); true when the body is complete. Bytes after the body stay in
+    /// `input`.
     pub fn decode(&mut self, input: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<bool, ReadError> {
+        let mut at = 0;
+        let r = self.decode_from(input, &mut at, out);
+        input.drain(..at);
+        r
+    }
+
+    fn decode_from(&mut self, input: &[u8], at: &mut usize, out: &mut Vec<u8>) -> Result<bool, ReadError> {
         loop {
-            if self.done {
-                // Trailers: lines until an empty one.
-                let Some(p) = input.windows(2).position(|w| w == b"\r\n") else { return Ok(false) };
-                let empty = p == 0;
-                input.drain(..p + 2);
-                if empty {
-                    return Ok(true);
-                }
-                continue;
-            }
-            match self.remaining {
-                None => {
-                    let Some(p) = input.windows(2).position(|w| w == b"\r\n") else {
-                        if input.len() > 1024 {
-                            return Err(ReadError::Malformed("chunk size line too long"));
+            let rest = &input[*at..];
+            match self.state {
+                ChunkState::Done => return Ok(true),
+                ChunkState::Size | ChunkState::Trailers => {
+                    let Some(p) = rest.windows(2).position(|w| w == b"\r\n") else {
+                        if rest.len() > MAX_LINE {
+                            return Err(ReadError::Malformed("chunk size or trailer line too long"));
                         }
                         return Ok(false);
                     };
-                    let line = std::str::from_utf8(&input[..p]).map_err(|_| ReadError::Malformed("chunk size is not text"))?;
+                    let line = &rest[..p];
+                    *at += p + 2;
+                    if self.state == ChunkState::Trailers {
+                        if line.is_empty() {
+                            self.state = ChunkState::Done;
+                        }
+                        continue;
+                    }
+                    let line = std::str::from_utf8(line).map_err(|_| ReadError::Malformed("chunk size is not text"))?;
                     let size_text = line.split(';').next().unwrap_or("").trim();
-                    let size = usize::from_str_radix(size_text, 16).map_err(|_| ReadError::Malformed("invalid chunk size"))?;
-                    input.drain(..p + 2);
-                    self.total = self.total.saturating_add(size);
+                    if size_text.is_empty() || !size_text.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        return Err(ReadError::Malformed("invalid chunk size"));
+                    }
+                    let size = usize::from_str_radix(size_text, 16).map_err(|_| ReadError::Malformed("chunk size out of range"))?;
+                    self.total = self.total.checked_add(size).ok_or(ReadError::Malformed("chunk size out of range"))?;
                     if self.limit != 0 && self.total > self.limit {
                         return Err(ReadError::BodyTooLarge);
                     }
-                    if size == 0 {
-                        self.done = true;
-                    } else {
-                        self.remaining = Some(size);
-                    }
+                    self.state = if size == 0 { ChunkState::Trailers } else { ChunkState::Data(size) };
                 }
-                Some(n) => {
-                    if input.len() < n + 2 {
+                ChunkState::Data(n) => {
+                    if rest.is_empty() {
                         return Ok(false);
                     }
-                    if &input[n..n + 2] != b"\r\n" {
+                    let take = n.min(rest.len());
+                    out.extend_from_slice(&rest[..take]);
+                    *at += take;
+                    self.state = if take == n { ChunkState::DataEnd } else { ChunkState::Data(n - take) };
+                }
+                ChunkState::DataEnd => {
+                    if rest.len() < 2 {
+                        return Ok(false);
+                    }
+                    if &rest[..2] != b"\r\n" {
                         return Err(ReadError::Malformed("chunk data not followed by CRLF"));
                     }
-                    out.extend_from_slice(&input[..n]);
-                    input.drain(..n + 2);
-                    self.remaining = None;
+                    *at += 2;
+                    self.state = ChunkState::Size;
                 }
             }
         }
     }
 }
 
+/// Parses a response head at the start of `buf` (client side): `Ok(None)` until the blank
+/// line that ends it has arrived; the head and its length in bytes once it has. Sans-IO
+/// (the fuzz target drives it with arbitrary bytes).
+pub fn parse_response_head(buf: &[u8], limits: &Limits) -> Result<Option<(ResponseHead, usize)>, ReadError> {
+    let Some(len) = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4) else {
+        if buf.len() > limits.max_head {
+            return Err(ReadError::HeadTooLarge);
+        }
+        return Ok(None);
+    };
+    if len > limits.max_head {
+        return Err(ReadError::HeadTooLarge);
+    }
+    let mut fields = vec![httparse::EMPTY_HEADER; limits.max_headers.min(1024)];
+    let mut resp = httparse::Response::new(&mut fields);
+    match resp.parse(&buf[..len]) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Err(httparse::Error::TooManyHeaders) => return Err(ReadError::HeadTooLarge),
+        _ => return Err(ReadError::Malformed("not an HTTP/1.x response")),
+    }
+    let head = ResponseHead {
+        status: resp.code.unwrap_or(0),
+        headers: resp.headers.iter().map(|h| (String::from(h.name), String::from_utf8_lossy(h.value).into_owned())).collect(),
+    };
+    Ok(Some((head, len)))
+}
+
+/// How a response body is framed (RFC 9112 §6.3), from its status and headers; `Err` for
+/// framing a client must not trust (several different `Content-Length`s, or one that is
+/// not a number).
+pub fn response_framing(status: u16, headers: &[(String, String)], head_request: bool) -> Result<Framing, ReadError> {
+    if head_request || status == 204 || status == 304 || (100..200).contains(&status) {
+        return Ok(Framing::Length(0));
+    }
+    if header(headers, "transfer-encoding").is_some_and(|te| te.to_ascii_lowercase().contains("chunked")) {
+        return Ok(Framing::Chunked);
+    }
+    let mut length = None;
+    for (_, v) in headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("content-length")) {
+        for part in v.split(',') {
+            let n = part.trim().parse::<u64>().map_err(|_| ReadError::Malformed("invalid Content-Length"))?;
+            if length.is_some_and(|l| l != n) {
+                return Err(ReadError::Malformed("conflicting Content-Length values"));
+            }
+            length = Some(n);
+        }
+    }
+    Ok(match length {
+        Some(n) => Framing::Length(usize::try_from(n).map_err(|_| ReadError::BodyTooLarge)?),
+        None => Framing::UntilClose,
+    })
+}
+
+/// How a body is delimited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framing {
+    /// Exactly this many bytes.
+    Length(usize),
+    /// Chunked transfer coding.
+    Chunked,
+    /// Until the connection closes.
+    UntilClose,
+}
+
 /// Runs `f` with a deadline.
 pub async fn timeout<T>(d: Duration, f: impl std::future::Future<Output = T>) -> Result<T, ReadError> {
-    use smol::future::FutureExt;
-    async { Ok(f.await) }
-        .or(async {
-            smol::Timer::after(d).await;
-            Err(ReadError::Timeout)
-        })
-        .await
+    crate::io::timeout(d, f).await.map_err(|_| ReadError::Timeout)
 }
 
 /// The reason phrase of a status.
@@ -424,18 +566,43 @@ pub async fn write_response<W: AsyncWrite + Unpin>(
     body: &[u8],
     close: bool,
 ) -> std::io::Result<()> {
+    write_response_to(w, status, headers, body, close, false).await
+}
+
+/// Writes a complete response; to a `HEAD` request (`head_only`) the head alone, with the
+/// `Content-Length` the body would have (RFC 9110 §9.3.2). A 304 or 204 has no body and no
+/// `Content-Length` (RFC 9110 §8.6, §15.3.5).
+pub async fn write_response_to<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    status: u16,
+    headers: &[(String, String)],
+    body: &[u8],
+    close: bool,
+    head_only: bool,
+) -> std::io::Result<()> {
     use std::io::Write as _;
+    let no_body = status == 304 || status == 204 || (100..200).contains(&status);
     let mut out = Vec::with_capacity(256 + body.len());
     status_line_and_headers(&mut out, status, headers);
-    // Writing to a vector cannot fail.
-    let _ = write!(out, "content-length: {}\r\n", body.len());
+    if !no_body {
+        // Writing to a vector cannot fail.
+        let _ = write!(out, "content-length: {}\r\n", body.len());
+    }
     if close {
         out.extend_from_slice(b"connection: close\r\n");
     }
     out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(body);
+    if !no_body && !head_only {
+        out.extend_from_slice(body);
+    }
     w.write_all(&out).await?;
     w.flush().await
+}
+
+/// Appends the head of a chunked (streaming) response to `out`.
+pub fn stream_head(out: &mut Vec<u8>, status: u16, headers: &[(String, String)]) {
+    status_line_and_headers(out, status, headers);
+    out.extend_from_slice(b"transfer-encoding: chunked\r\n\r\n");
 }
 
 /// Writes the head of a chunked (streaming) response.
@@ -524,9 +691,46 @@ mod tests {
         }
         let mut d = ChunkedDecoder::default();
         assert!(d.decode(&mut b"zz\r\n".to_vec(), &mut Vec::new()).is_err());
+        // A chunk size that does not fit a usize, or a negative one, is refused, not a panic.
+        for bad in [&b"ffffffffffffffff0\r\n"[..], b"ffffffffffffffff\r\nxx", b"-5\r\n", b"+5\r\n", b"\r\n"] {
+            let mut d = ChunkedDecoder::default();
+            let mut input = bad.to_vec();
+            let r = d.decode(&mut input, &mut Vec::new());
+            assert!(matches!(r, Err(_) | Ok(false)), "{bad:?}: {r:?}");
+            assert!(!d.is_done());
+        }
+        let mut d = ChunkedDecoder::default();
+        let mut input = b"ffffffffffffffff\r\nabc".to_vec();
+        let mut out = Vec::new();
+        assert_eq!(d.decode(&mut input, &mut out).unwrap(), false, "a huge chunk passes data through as it comes");
+        assert_eq!(out, b"abc");
+        // Bytes after the body stay for the next message.
+        let mut d = ChunkedDecoder::default();
+        let mut input = b"1\r\na\r\n0\r\n\r\nHTTP/1.1".to_vec();
+        assert!(d.decode(&mut input, &mut Vec::new()).unwrap());
+        assert_eq!(input, b"HTTP/1.1");
         // A chunk announcing more than the limit is refused before its data arrives.
         let mut d = ChunkedDecoder::with_limit(10);
         assert!(!d.decode(&mut b"5\r\nhello\r\n".to_vec(), &mut Vec::new()).unwrap());
         assert!(matches!(d.decode(&mut b"6\r\n".to_vec(), &mut Vec::new()), Err(ReadError::BodyTooLarge)));
+    }
+
+    #[test]
+    fn response_framing_refuses_what_a_client_must_not_trust() {
+        let h = |v: &[(&str, &str)]| v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
+        assert_eq!(response_framing(200, &h(&[("content-length", "5")]), false).unwrap(), Framing::Length(5));
+        assert_eq!(response_framing(200, &h(&[("content-length", "5, 5")]), false).unwrap(), Framing::Length(5));
+        assert_eq!(response_framing(304, &h(&[("content-length", "5")]), false).unwrap(), Framing::Length(0));
+        assert_eq!(response_framing(200, &h(&[("content-length", "5")]), true).unwrap(), Framing::Length(0));
+        assert_eq!(response_framing(200, &h(&[]), false).unwrap(), Framing::UntilClose);
+        assert_eq!(response_framing(200, &h(&[("transfer-encoding", "chunked")]), false).unwrap(), Framing::Chunked);
+        for bad in [&[("content-length", "-1")][..], &[("content-length", "5"), ("content-length", "6")], &[("content-length", "x")]] {
+            assert!(response_framing(200, &h(bad), false).is_err(), "{bad:?}");
+        }
+        let lim = Limits { max_head: 64, ..Limits::default() };
+        assert!(matches!(parse_response_head(&[b'a'; 100], &lim), Err(ReadError::HeadTooLarge)));
+        assert!(parse_response_head(b"HTTP/1.1 200 OK\r\n", &lim).unwrap().is_none());
+        let (head, len) = parse_response_head(b"HTTP/1.1 200 OK\r\nx: y\r\n\r\nbody", &lim).unwrap().unwrap();
+        assert_eq!((head.status, len), (200, 25));
     }
 }

@@ -6,11 +6,15 @@
 //! errors, the task state machine) is made by the sans-IO core; this crate moves bytes,
 //! keeps time and runs the application's agent.
 //!
-//! - [`server::Server`] serves an Agent Card (with `ETag`, `Cache-Control` and conditional
-//!   GET) and the interfaces it lists, running an [`agent::AgentExecutor`] for each message.
-//! - [`client::Client`] fetches a card, selects an interface and runs the eleven operations;
-//!   streams are [`client::EventStream`]s.
-//! - [`http1::Limits`] bounds head and body sizes, read times, idle time and connections.
+//! - [`server::Server`] listens and moves bytes for the core's [`a2a_wire::service::Service`],
+//!   which serves the Agent Card and the interfaces it lists; [`host`] is the drive loop
+//!   that owns the service and runs the agent — an [`agent::AgentExecutor`] (a future per
+//!   run) or an [`agent::Agent`] (a callback that returns at once, the shape C, Python and
+//!   JS agents take), with [`server::RunningServer`] to run it all on threads of its own.
+//! - [`client::Client`] fetches a card, selects an interface and runs the eleven operations
+//!   on the core's step-function client; streams are [`client::EventStream`]s.
+//! - [`http1::Limits`] bounds head and body sizes, read times, idle time and connections;
+//!   [`client::ClientOptions`] bounds what a client accepts and how long it waits.
 //!
 //! Tasks are spawned on smol's global executor. For the best latency, run the server as a
 //! task there too and only wait on the calling thread, as the `a2a-wire` command does:
@@ -26,7 +30,10 @@
 //! struct Echo;
 //! impl AgentExecutor for Echo {
 //!     fn execute(&self, ctx: RequestContext, events: EventSink) -> Pin<Box<dyn Future<Output = ()> + Send>> {
-//!         Box::pin(async move { events.message(agent_text(format!("{}-reply", ctx.task_id), &ctx.text())) })
+//!         Box::pin(async move {
+//!             // Err only when the server refused an earlier event of this run.
+//!             let _ = events.message(agent_text(format!("{}-reply", ctx.task_id), &ctx.text()));
+//!         })
 //!     }
 //! }
 //! ```
@@ -37,12 +44,17 @@
 pub mod agent;
 pub mod client;
 pub mod demo;
+pub mod error;
 pub mod grpc;
+pub mod host;
 pub mod http1;
+pub mod io;
 pub mod server;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod url;
 pub mod webhook;
 
-pub use client::{Client, Error, EventStream};
-pub use server::{Server, ServerConfig, ShutdownHandle};
+pub use client::{Client, ClientOptions, EventStream};
+pub use error::Error;
+pub use server::{RunningServer, Server, ServerConfig, ShutdownHandle};

@@ -1,0 +1,74 @@
+//! Why a client call failed.
+
+use crate::http1::ReadError;
+use a2a_wire::client::ClientError;
+use std::fmt;
+use std::time::Duration;
+
+/// Why a client call failed.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum Error {
+    /// The peer answered, with an A2A error or a protocol violation (see [`ClientError`]):
+    /// the A2A meaning of the failure.
+    A2a(ClientError),
+    /// The connection failed or carried malformed HTTP, or the peer broke a limit.
+    Transport(String),
+    /// A time limit passed: connecting, the whole unary call, or the wait between two events
+    /// of a stream.
+    Timeout {
+        /// Which limit.
+        what: &'static str,
+        /// Its value.
+        after: Duration,
+    },
+    /// The URL cannot be used (not `http://host[:port]/path`).
+    Url(String),
+    /// The Agent Card is invalid or offers nothing this client speaks.
+    Card(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::A2a(e) => write!(f, "{e}"),
+            Error::Transport(m) => write!(f, "transport error: {m}"),
+            Error::Timeout { what, after } => write!(f, "timed out: {what} took longer than {after:?}"),
+            Error::Url(m) => write!(f, "invalid URL: {m}"),
+            Error::Card(m) => write!(f, "agent card: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ClientError> for Error {
+    fn from(e: ClientError) -> Self {
+        Error::A2a(e)
+    }
+}
+
+impl From<ReadError> for Error {
+    fn from(e: ReadError) -> Self {
+        Error::Transport(match e {
+            ReadError::Closed => String::from("connection closed by the peer"),
+            ReadError::Io(e) => e.to_string(),
+            ReadError::Malformed(m) => String::from(m),
+            ReadError::HeadTooLarge => String::from("response head over the limit"),
+            ReadError::BodyTooLarge => String::from("response body over the limit"),
+            ReadError::Timeout => String::from("timed out"),
+        })
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Transport(e.to_string())
+    }
+}
+
+impl From<h2::Error> for Error {
+    fn from(e: h2::Error) -> Self {
+        Error::Transport(format!("HTTP/2: {e}"))
+    }
+}

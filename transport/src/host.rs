@@ -1,0 +1,419 @@
+//! The host of a [`Service`]: one task owns it, feeds it what the connections, the agent runs
+//! and the webhook attempts report, and carries out its outputs. Nothing here decides
+//! protocol; this is the drive loop of `a2a_wire::service` with smol channels and timers:
+//!
+//! - connections send requests ([`HostHandle::call`]) and get their call's answer, stream
+//!   head, frames and end back on a bounded channel of their own;
+//! - agent runs publish through their [`EventSink`] (any thread); a refused event closes the
+//!   sink with the reason;
+//! - runs are started on the agent — a future per run ([`AgentExecutor`], polled once in
+//!   place and spawned only if it waits) or a callback that returns at once ([`Agent`]) —
+//!   with every panic turned into a failed run;
+//! - webhook attempts run as tasks of their own (SSRF guard and time limit in
+//!   [`crate::webhook`]) and report back; the retry schedule is the service's, the timer
+//!   here only sleeps until [`Service::poll_timeout`];
+//! - a stream whose client reads slower than its events come is cut off once
+//!   `stream_queue` frames wait (the service's documented policy for slow subscribers).
+
+use crate::agent::{Agent, AgentExecutor, CancelToken, EventSink, RequestContext, RunMessage, RunQueue, SinkState};
+use crate::io::TaskCount;
+use a2a_wire::engine::{CallId, RunId, TaskStore};
+use a2a_wire::error::{A2aError, ErrorKind};
+use a2a_wire::http::{HttpRequest, HttpResponse};
+use a2a_wire::log::{Level, SharedLog};
+use a2a_wire::proto::google::protobuf::Timestamp;
+use a2a_wire::service::{AuthRequest, Output, Service};
+use a2a_wire::webhook::{DeliveryId, Outcome};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The current time as a protobuf timestamp, to the millisecond (the transport keeps the
+/// clock; the core never reads one). Milliseconds are what every A2A SDK's date type keeps.
+pub fn now() -> Timestamp {
+    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    Timestamp { seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), nanos: i32::try_from(d.subsec_millis() * 1_000_000).unwrap_or(0) }
+}
+
+fn until(t: Timestamp) -> Duration {
+    let n = now();
+    let ms = (t.seconds - n.seconds).saturating_mul(1000) + i64::from(t.nanos - n.nanos) / 1_000_000;
+    Duration::from_millis(u64::try_from(ms.max(0)).unwrap_or(0))
+}
+
+/// The application's judgement of a call's credentials: the principal (`None`: anonymous),
+/// or `Unauthenticated` / `PermissionDenied`. Called on the host's task: keep it quick.
+pub type AuthHook = Arc<dyn Fn(&AuthRequest) -> Result<Option<String>, A2aError> + Send + Sync>;
+
+/// The agent a host runs.
+#[derive(Clone)]
+pub enum AgentKind {
+    /// A future per run.
+    Future(Arc<dyn AgentExecutor>),
+    /// A callback that returns at once.
+    Callback(Arc<dyn Agent>),
+}
+
+/// A request as a connection read it.
+#[derive(Clone, Debug, Default)]
+pub struct OwnedRequest {
+    /// Method.
+    pub method: String,
+    /// Target (path and query; gRPC `:path`).
+    pub target: String,
+    /// Header fields (gRPC metadata).
+    pub headers: Vec<(String, String)>,
+    /// Body (gRPC: the framed messages).
+    pub body: Vec<u8>,
+}
+
+/// What a connection receives for its call, in order.
+#[derive(Debug)]
+pub enum CallEvent {
+    /// The call's id (first, always).
+    Id(CallId),
+    /// A whole answer; the call is over.
+    Answer(HttpResponse),
+    /// A stream's head.
+    Head(HttpResponse),
+    /// A stream frame.
+    Frame(Vec<u8>),
+    /// The stream's last bytes and trailers; the call is over.
+    End(Vec<u8>, Vec<(String, String)>),
+}
+
+pub(crate) enum Command {
+    Request(OwnedRequest, async_channel::Sender<CallEvent>),
+    Gone(CallId),
+    Webhook(DeliveryId, Outcome),
+    Shutdown,
+}
+
+/// A cloneable handle that connections use to reach the host.
+#[derive(Clone, Debug)]
+pub struct HostHandle {
+    cmds: async_channel::Sender<Command>,
+    stream_queue: usize,
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Command::Request(r, _) => write!(f, "Request({} {})", r.method, r.target),
+            Command::Gone(c) => write!(f, "Gone({c:?})"),
+            Command::Webhook(d, o) => write!(f, "Webhook({d:?}, {o:?})"),
+            Command::Shutdown => f.write_str("Shutdown"),
+        }
+    }
+}
+
+impl HostHandle {
+    /// Hands a request to the service; its answer arrives on the returned channel
+    /// ([`CallEvent::Id`] first). `None` when the host has stopped.
+    pub async fn call(&self, req: OwnedRequest) -> Option<async_channel::Receiver<CallEvent>> {
+        // Room for the id, the head, `stream_queue` frames and the end: the host never has to
+        // wait for a slow reader, and the end always fits.
+        let (tx, rx) = async_channel::bounded(self.stream_queue + 4);
+        self.cmds.send(Command::Request(req, tx)).await.ok()?;
+        Some(rx)
+    }
+
+    /// The caller of `call` went away.
+    pub fn gone(&self, call: CallId) {
+        let _ = self.cmds.try_send(Command::Gone(call));
+    }
+
+    /// Begins the shutdown (see [`Service::shutdown`]).
+    pub fn shutdown(&self) {
+        let _ = self.cmds.try_send(Command::Shutdown);
+    }
+
+    pub(crate) fn webhook_done(&self, id: DeliveryId, outcome: Outcome) {
+        let _ = self.cmds.try_send(Command::Webhook(id, outcome));
+    }
+}
+
+/// Settings of a host.
+#[derive(Clone)]
+pub struct HostConfig {
+    /// The agent.
+    pub agent: AgentKind,
+    /// The authentication hook (the service asks only when there is one).
+    pub authenticate: Option<AuthHook>,
+    /// How webhook attempts are made.
+    pub webhooks: crate::webhook::WebhookPolicy,
+    /// Frames a stream may have waiting for its client before it is cut off.
+    pub stream_queue: usize,
+    /// Where log lines go.
+    pub log: SharedLog,
+}
+
+/// Largest number of inputs the host feeds the service between two drains (and store
+/// flushes): whatever is queued joins one turn, bounded so outputs keep flowing.
+const BATCH: usize = 256;
+
+struct Host<S: TaskStore> {
+    service: Service<S>,
+    config: HostConfig,
+    handle: HostHandle,
+    replies: HashMap<CallId, async_channel::Sender<CallEvent>>,
+    cancels: HashMap<RunId, CancelToken>,
+    /// Spawned agent futures (dropped, hence stopped, at shutdown).
+    run_tasks: HashMap<RunId, smol::Task<()>>,
+    run_queue: RunQueue,
+    tasks: TaskCount,
+    webhooks_in_flight: usize,
+    stopping: bool,
+}
+
+/// Starts a host for `service` on smol's executor; returns its handle and the task that
+/// ends when the host stopped (after a shutdown: every call answered or ended, every
+/// webhook attempt in flight reported, the store flushed).
+pub(crate) fn spawn<S: TaskStore + Send + 'static>(
+    service: Service<S>,
+    config: HostConfig,
+    tasks: TaskCount,
+) -> (HostHandle, smol::Task<()>) {
+    let (cmd_tx, cmds) = async_channel::unbounded();
+    let (run_queue, runs) = async_channel::unbounded();
+    let handle = HostHandle { cmds: cmd_tx, stream_queue: config.stream_queue.max(1) };
+    let host = Host {
+        service,
+        config,
+        handle: handle.clone(),
+        replies: HashMap::new(),
+        cancels: HashMap::new(),
+        run_tasks: HashMap::new(),
+        run_queue,
+        tasks: tasks.clone(),
+        webhooks_in_flight: 0,
+        stopping: false,
+    };
+    let task = tasks.spawn(host.run(cmds, runs));
+    (handle, task)
+}
+
+enum Input {
+    Cmd(Command),
+    Run(RunMessage),
+    Timer,
+    Closed,
+}
+
+impl<S: TaskStore> Host<S> {
+    async fn run(mut self, cmds: async_channel::Receiver<Command>, runs: async_channel::Receiver<RunMessage>) {
+        use smol::future::FutureExt;
+        self.drain();
+        loop {
+            let deadline = self.service.poll_timeout();
+            let input = async { cmds.recv().await.map_or(Input::Closed, Input::Cmd) }
+                .or(async { runs.recv().await.map_or(Input::Closed, Input::Run) })
+                .or(async {
+                    match deadline {
+                        Some(t) => smol::Timer::after(until(t)).await,
+                        None => smol::future::pending::<std::time::Instant>().await,
+                    };
+                    Input::Timer
+                })
+                .await;
+            match input {
+                Input::Cmd(c) => self.command(c),
+                Input::Run(m) => self.run_message(m),
+                Input::Timer => {}
+                Input::Closed => break,
+            }
+            // Whatever else is queued joins this turn: one store flush covers it all.
+            for _ in 1..BATCH {
+                if let Ok(m) = runs.try_recv() {
+                    self.run_message(m);
+                } else if let Ok(c) = cmds.try_recv() {
+                    self.command(c);
+                } else {
+                    break;
+                }
+            }
+            if deadline.is_some_and(|t| until(t).is_zero()) {
+                self.service.handle_timeout(now());
+            }
+            self.drain();
+            if self.stopping && self.service.open_calls() == 0 && self.webhooks_in_flight == 0 {
+                break;
+            }
+        }
+        // Agent futures still running stop here; the service (and its store, which flushes on
+        // drop) goes with the host.
+        self.run_tasks.clear();
+        while let Ok(m) = runs.try_recv() {
+            if let RunMessage::Barrier { done, .. } = m {
+                let _ = done.try_send(Err(crate::agent::Refused(A2aError::with_message(ErrorKind::Unavailable, "the server stopped"))));
+            }
+        }
+    }
+
+    fn command(&mut self, c: Command) {
+        match c {
+            Command::Request(req, reply) => {
+                let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                let http = HttpRequest { method: &req.method, target: &req.target, headers: &headers, body: &req.body };
+                let call = self.service.handle_request(&http, now());
+                if reply.try_send(CallEvent::Id(call)).is_ok() {
+                    self.replies.insert(call, reply);
+                } else {
+                    self.service.handle_caller_gone(call);
+                }
+            }
+            Command::Gone(call) => {
+                self.replies.remove(&call);
+                self.service.handle_caller_gone(call);
+            }
+            Command::Webhook(id, outcome) => {
+                self.webhooks_in_flight = self.webhooks_in_flight.saturating_sub(1);
+                self.service.handle_webhook_result(id, outcome, now());
+            }
+            Command::Shutdown => {
+                self.stopping = true;
+                self.service.shutdown();
+            }
+        }
+    }
+
+    fn run_message(&mut self, m: RunMessage) {
+        match m {
+            RunMessage::Event { run, event, sink } => {
+                if let Err(e) = self.service.handle_agent_event(run, event, now()) {
+                    sink.close(e);
+                }
+            }
+            RunMessage::Barrier { sink, done } => {
+                let _ = done.try_send(sink.refusal().map_or(Ok(()), |e| Err(crate::agent::Refused(e))));
+            }
+            RunMessage::End { run, end } => {
+                self.cancels.remove(&run);
+                self.run_tasks.remove(&run).map(smol::Task::detach);
+                self.service.handle_run_end(run, end, now());
+            }
+        }
+    }
+
+    /// Carries out every output the service has.
+    fn drain(&mut self) {
+        while let Some(out) = self.service.poll_output() {
+            match out {
+                Output::Answer { call, response } => {
+                    if let Some(r) = self.replies.remove(&call) {
+                        let _ = r.try_send(CallEvent::Answer(response));
+                    }
+                }
+                Output::StreamHead { call, head } => self.to_stream(call, CallEvent::Head(head)),
+                Output::StreamFrame { call, bytes } => {
+                    let behind = self.replies.get(&call).is_some_and(|r| r.len() >= self.handle.stream_queue + 1);
+                    if behind {
+                        // The client reads slower than events come: the service ends the
+                        // stream (its end follows, and there is room for it).
+                        self.service.handle_slow_consumer(call);
+                    } else {
+                        self.to_stream(call, CallEvent::Frame(bytes));
+                    }
+                }
+                Output::StreamEnd { call, bytes, trailers } => {
+                    if let Some(r) = self.replies.remove(&call) {
+                        let _ = r.try_send(CallEvent::End(bytes, trailers));
+                    }
+                }
+                Output::Authenticate(req) => {
+                    let verdict = match &self.config.authenticate {
+                        Some(hook) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook(&req))).unwrap_or_else(|_| {
+                            self.config.log.log(Level::Error, "the authentication hook panicked");
+                            Err(A2aError::with_message(ErrorKind::Internal, "authentication failed"))
+                        }),
+                        None => Ok(None),
+                    };
+                    self.service.handle_authenticated(req.call, verdict, now());
+                }
+                Output::StartRun(start) => self.start_run(start),
+                Output::CancelRun { run, .. } => {
+                    if let Some(c) = self.cancels.remove(&run) {
+                        c.cancel();
+                    }
+                    if let AgentKind::Callback(agent) = &self.config.agent {
+                        let agent = agent.clone();
+                        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| agent.cancel(run))).is_err() {
+                            self.config.log.log(Level::Error, "the agent's cancel callback panicked");
+                        }
+                    }
+                }
+                Output::SendWebhook(attempt) => {
+                    self.webhooks_in_flight += 1;
+                    let policy = self.config.webhooks.clone();
+                    let handle = self.handle.clone();
+                    self.tasks
+                        .spawn(async move {
+                            let outcome = crate::webhook::deliver_once(&attempt.request, &policy).await;
+                            handle.webhook_done(attempt.id, outcome);
+                        })
+                        .detach();
+                }
+                other => self.config.log.log(Level::Error, &format!("an output this host cannot carry out: {other:?}")),
+            }
+        }
+    }
+
+    fn to_stream(&mut self, call: CallId, ev: CallEvent) {
+        let Some(r) = self.replies.get(&call) else { return };
+        if r.try_send(ev).is_err() {
+            // The connection went away.
+            self.replies.remove(&call);
+            self.service.handle_caller_gone(call);
+        }
+    }
+
+    fn start_run(&mut self, start: a2a_wire::service::RunStart) {
+        let e = start.execution;
+        let cancel = CancelToken::default();
+        self.cancels.insert(e.id, cancel.clone());
+        let (sink, _state): (EventSink, Arc<SinkState>) = EventSink::new(e.id, self.run_queue.clone());
+        let ctx = RequestContext {
+            run: e.id,
+            task_id: e.task_id,
+            context_id: e.context_id,
+            message: e.message,
+            follow_up: e.follow_up,
+            resumed: e.resumed,
+            task: start.task,
+            call: e.context,
+            cancel,
+        };
+        const FAILED: &str = "The agent failed while working on this task.";
+        match self.config.agent.clone() {
+            AgentKind::Callback(agent) => {
+                let for_agent = sink.clone();
+                if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| agent.start(ctx, for_agent))).is_err() {
+                    self.config.log.log(Level::Error, &format!("the agent panicked starting run {}", e.id.0));
+                    sink.fail(FAILED);
+                }
+            }
+            AgentKind::Future(exec) => {
+                let run = exec.execute(ctx, sink.clone());
+                let log = self.config.log.clone();
+                let id = e.id;
+                let mut run = Box::pin(async move {
+                    use smol::future::FutureExt;
+                    match std::panic::AssertUnwindSafe(run).catch_unwind().await {
+                        Ok(()) => sink.finish(),
+                        Err(_) => {
+                            log.log(Level::Error, &format!("the agent panicked in run {}", id.0));
+                            sink.fail(FAILED)
+                        }
+                    }
+                });
+                // The first poll runs here: an agent that answers without waiting (the common
+                // case) finishes with no task spawned and no wake-up; its events are queued for
+                // the host's next turn. One that waits goes on as a task of its own.
+                let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+                if std::future::Future::poll(run.as_mut(), &mut cx).is_pending() {
+                    self.run_tasks.insert(id, self.tasks.spawn(run));
+                }
+            }
+        }
+    }
+}
