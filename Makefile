@@ -47,6 +47,7 @@ interop-deps:
 	test -x $(INTEROP_PY)/bin/python || python3 -m venv $(INTEROP_PY)
 	$(INTEROP_PY)/bin/pip install -q --disable-pip-version-check -r tests/interop/python/requirements.txt
 	cd tests/interop/js && npm ci --no-audit --no-fund
+	cd tests/interop/go && go build -o ../../../target/interop-go/ ./cmd/...
 
 # Server benchmarks over sockets with wrk against the official SDKs' servers and a floor
 # (bench/server/run.py; results in BENCHMARKS.md). Not part of `make test`.
@@ -76,7 +77,7 @@ fuzz-smoke:
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run v03_json_decode corpus/v03_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run service_params corpus/service_params -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run engine_calls corpus/engine_calls -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	for t in jsonrpc_request rest_request grpc_request sse_decoder; do \
+	for t in jsonrpc_request rest_request grpc_request sse_decoder http1_response; do \
 	  (cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048) || exit 1; \
 	done
 

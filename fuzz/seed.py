@@ -12,7 +12,8 @@ rpc = os.path.join(root, "corpus", "jsonrpc_request")
 rest = os.path.join(root, "corpus", "rest_request")
 grpc = os.path.join(root, "corpus", "grpc_request")
 sse = os.path.join(root, "corpus", "sse_decoder")
-for d in list(out.values()) + [params, engine, rpc, rest, grpc, sse]:
+http1 = os.path.join(root, "corpus", "http1_response")
+for d in list(out.values()) + [params, engine, rpc, rest, grpc, sse, http1]:
     os.makedirs(d, exist_ok=True)
 
 
@@ -35,6 +36,13 @@ for sample in [b'\x00data: {"a":1}\n\n', b'\x05: c\r\nevent: x\r\ndata: 1\r\ndat
     put(sse, sample)
 for sample in [b'\x02\x00\x00\x00\x00\x04\x12\x02t1', b'\x00\x00\x00\x00\x00\x00']:
     put(grpc, sample)
+# Responses: a head, chunked bodies (one huge size), SSE events, a gRPC frame.
+for sample in [b'\x00HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}',
+               b'\x01HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
+               b'\x05ffffffffffffffff\r\nabc', b'\x03a;ext=1\r\n0123456789\r\n0\r\nx: y\r\n\r\nrest',
+               b'\x04data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t"}}}\n\n',
+               b'\x06\x00\x00\x00\x00\x04\x0a\x02\x74\x31']:
+    put(http1, sample)
 # Engine scripts: (op, arg) byte pairs.
 for sample in [bytes([0, 1, 8, 2, 9, 3, 8, 3]), bytes([2, 0, 8, 2, 3, 0, 9, 1, 11, 0, 8, 3]), bytes([0, 0, 10, 0, 4, 0, 4, 0, 6, 2])]:
     put(engine, sample)

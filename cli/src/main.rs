@@ -3,7 +3,7 @@
 //! ```text
 //! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks]
 //! a2a-wire card URL [--json]
-//! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--json]
+//! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--timeout S] [--json]
 //! a2a-wire get URL TASK_ID [--history N] [--json]
 //! a2a-wire list URL [--context ID] [--state STATE] [--page-size N] [--json]
 //! a2a-wire cancel URL TASK_ID [--json]
@@ -34,14 +34,15 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const USAGE: &str = "usage:
   a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks]
   a2a-wire card URL [--json]
-  a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--json]
+  a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--timeout SECONDS] [--json]
   a2a-wire get URL TASK_ID [--history N] [...]
   a2a-wire list URL [--context ID] [--state STATE] [--page-size N] [...]
   a2a-wire cancel URL TASK_ID [...]
   a2a-wire subscribe URL TASK_ID [...]
 
 URL is the agent's base URL or the URL of its Agent Card. The client picks the first
-interface of the card it speaks; --binding and --version narrow the choice.";
+interface of the card it speaks; --binding and --version narrow the choice. --timeout
+bounds each call (default 30 s; for a stream, until it starts).";
 
 /// Parsed options: positional arguments and `--name value` / `--flag` options.
 struct Args {
@@ -146,7 +147,21 @@ fn usage(message: &str) -> ExitCode {
 }
 
 const SERVE_OPTIONS: &[&str] = &["--addr", "--store", "--allow-private-webhooks"];
-const CLIENT_OPTIONS: &[&str] = &["--json", "--binding", "--version", "--header"];
+const CLIENT_OPTIONS: &[&str] = &["--json", "--binding", "--version", "--header", "--timeout"];
+
+/// The client's limits, with `--timeout SECONDS` as the call deadline.
+fn client_options(args: &Args) -> Result<a2a_wire_smol::ClientOptions, Failure> {
+    let mut options = a2a_wire_smol::ClientOptions::default();
+    if let Some(t) = args.value("--timeout") {
+        let secs: f64 = t
+            .parse()
+            .ok()
+            .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
+            .ok_or_else(|| Failure::Usage(format!("--timeout {t}: a number of seconds, more than 0 and at most 86400")))?;
+        options.deadline = std::time::Duration::from_secs_f64(secs);
+    }
+    Ok(options)
+}
 
 async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
     let pos = |i: usize, what: &str| args.positional.get(i).cloned().ok_or_else(|| Failure::Usage(format!("missing {what}")));
@@ -158,7 +173,7 @@ async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
         }
         "card" => {
             allow(&[])?;
-            let view = a2a_wire_smol::client::fetch_card(&pos(1, "URL")?).await?;
+            let view = a2a_wire_smol::client::fetch_card_with(&pos(1, "URL")?, &client_options(args)?).await?;
             out.card(&view.card);
             Ok(())
         }
@@ -286,7 +301,7 @@ async fn connect(args: &Args, url: &str) -> Result<Client, Failure> {
         let version = ProtocolVersion::parse(v).ok_or_else(|| Failure::Usage(format!("--version {v}: expected 1.0 or 0.3")))?;
         support.versions = vec![version];
     }
-    let (mut client, _card) = Client::connect(url, &support).await?;
+    let (mut client, _card) = Client::connect_with(url, &support, client_options(args)?).await?;
     for h in args.values("--header") {
         let (name, value) = h.split_once(':').ok_or_else(|| Failure::Usage(format!("--header {h}: expected NAME:VALUE")))?;
         client = client.with_header(name.trim(), value.trim());

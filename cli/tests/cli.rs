@@ -142,3 +142,29 @@ fn a_server_killed_mid_stream_loses_no_task_and_the_client_resubscribes() {
     assert_eq!(code, 0);
     assert!(out.contains("COMPLETED"), "{out}");
 }
+
+#[test]
+fn a_malicious_server_gets_a_clean_error_not_a_crash_and_a_dripping_one_times_out() {
+    // A streaming answer with chunk size ffffffffffffffff made `send --stream` panic (exit
+    // 101); now every hostile framing is a clean error and exit status 3.
+    for scenario in ["huge-chunk", "overflow-chunk", "endless-head", "sse-3mb-line", "deep-json", "lying-length"] {
+        let addr = a2a_wire_tests::hostile::start(scenario);
+        let url = format!("http://{addr}");
+        for extra in [&["--stream"][..], &[]] {
+            let mut args = vec!["send", url.as_str(), "hi", "--timeout", "10"];
+            args.extend_from_slice(extra);
+            let (code, _, err) = run(&args);
+            assert_eq!(code, 3, "{scenario} {extra:?}: {err}");
+            assert!(!err.contains("panicked"), "{scenario}: {err}");
+        }
+    }
+    let addr = a2a_wire_tests::hostile::start("drip");
+    let started = Instant::now();
+    let (code, _, err) = run(&["send", &format!("http://{addr}"), "hi", "--timeout", "2"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("timed out"), "{err}");
+    let took = started.elapsed();
+    assert!(took >= Duration::from_secs(2) && took < Duration::from_secs(5), "{took:?}");
+    let (code, _, err) = run(&["send", "http://127.0.0.1:1", "hi", "--timeout", "zero"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -107,8 +107,28 @@ impl fmt::Display for CardError {
 #[cfg(feature = "std")]
 impl std::error::Error for CardError {}
 
+/// The address a gRPC interface URL dials: `http://host:port/` and `host:port` are one
+/// interface (v0.3 cards write absolute URLs, v1.0 cards bare `host:port`).
+fn grpc_target(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.trim_end_matches('/')
+}
+
 fn same_interface(a: &v1::AgentInterface, b: &v1::AgentInterface) -> bool {
-    a.url == b.url && Binding::parse(&a.protocol_binding) == Binding::parse(&b.protocol_binding) && a.protocol_version == b.protocol_version
+    let binding = Binding::parse(&a.protocol_binding);
+    let same_url = if binding == Binding::Grpc { grpc_target(&a.url) == grpc_target(&b.url) } else { a.url == b.url };
+    same_url && binding == Binding::parse(&b.protocol_binding) && a.protocol_version == b.protocol_version
+}
+
+/// A gRPC interface URL as v0.3 cards write every interface URL: absolute
+/// (`http://host:port`; the v0.3 specification's examples and the clients that parse the URL
+/// for its host and port need the scheme). URLs that have one are kept.
+fn v03_grpc_url(url: &str) -> String {
+    if url.contains("://") {
+        String::from(url)
+    } else {
+        alloc::format!("http://{url}")
+    }
 }
 
 /// Reads an Agent Card document of either version, or both (see the module docs). The card
@@ -160,6 +180,23 @@ pub fn publish(card: &v1::AgentCard) -> Result<Vec<u8>, crate::codec::EncodeErro
     else {
         return Ok(v1_json);
     };
+    let mut old = old;
+    // v0.3 writes every interface URL absolute, gRPC ones too; v1.0 cards (the
+    // `supportedInterfaces` above) keep the bare `host:port` the official v1.0 clients dial.
+    if old.get("preferredTransport").and_then(serde_json::Value::as_str) == Some("GRPC") {
+        if let Some(serde_json::Value::String(u)) = old.get_mut("url") {
+            *u = v03_grpc_url(u);
+        }
+    }
+    if let Some(serde_json::Value::Array(list)) = old.get_mut("additionalInterfaces") {
+        for iface in list.iter_mut() {
+            if iface.get("transport").and_then(serde_json::Value::as_str) == Some("GRPC") {
+                if let Some(serde_json::Value::String(u)) = iface.get_mut("url") {
+                    *u = v03_grpc_url(u);
+                }
+            }
+        }
+    }
     for key in ["protocolVersion", "url", "preferredTransport", "additionalInterfaces", "supportsAuthenticatedExtendedCard", "security"] {
         if let Some(v) = old.get(key) {
             doc.entry(key).or_insert_with(|| v.clone());
@@ -391,6 +428,26 @@ mod tests {
         // A v1.0-only card is the plain v1.0 JSON.
         let only = card(vec![iface("http://a/v1", "JSONRPC", "1.0", "")]);
         assert_eq!(publish(&only).unwrap(), json::encode(&only).unwrap());
+    }
+
+    #[test]
+    fn v03_fields_write_grpc_urls_absolute_and_v1_fields_keep_host_and_port() {
+        let mut c = card(vec![
+            iface("a.example:50051", "GRPC", "1.0", ""),
+            iface("a.example:50051", "GRPC", "0.3", ""),
+            iface("http://a.example/v03", "JSONRPC", "0.3", ""),
+        ]);
+        c.capabilities = Some(v1::AgentCapabilities::default());
+        let bytes = publish(&c).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(doc["supportedInterfaces"][1]["url"], "a.example:50051", "v1.0 cards keep host:port");
+        assert_eq!((doc["url"].as_str(), doc["preferredTransport"].as_str()), (Some("http://a.example:50051"), Some("GRPC")));
+        let extra = doc["additionalInterfaces"].as_array().unwrap();
+        assert!(extra.iter().any(|i| i["transport"] == "GRPC" && i["url"] == "http://a.example:50051"), "{extra:?}");
+        assert!(extra.iter().any(|i| i["transport"] == "JSONRPC" && i["url"] == "http://a.example/v03"));
+        // Read back: the absolute and the bare form are one interface, not two.
+        let v = read_card(&bytes).unwrap();
+        assert_eq!(v.card.supported_interfaces.len(), 3, "{:?}", v.card.supported_interfaces);
     }
 
     #[test]

@@ -704,6 +704,11 @@ impl Exchange {
     }
 
     fn track(&mut self, ev: &v1::StreamResponse, now: Timestamp) -> Result<(), ClientError> {
+        if ev.payload.is_none() {
+            return Err(ClientError::Protocol(String::from(
+                "a stream event that carries none of task, message, statusUpdate and artifactUpdate",
+            )));
+        }
         if let Some(v1::stream_response::Payload::Message(m)) = &ev.payload {
             if self.tracker.task().id.is_empty() {
                 self.direct = Some(m.clone());

@@ -1,1 +1,4 @@
-//! Test-only crate: see `tests/`.
+//! Test-only crate: see `tests/`. [`hostile`] is a server that attacks its clients, for the
+//! tests of every client (Rust here; the command in `cli/tests`).
+
+pub mod hostile;
