@@ -8,9 +8,10 @@ Installs wrk (Debian package) if missing; expects `make interop`'s SDK installs
 `a2a-wire`, `floor-server` and `server-load` (`make bench-server` does all of it).
 
 1. Non-streaming JSON-RPC SendMessage with wrk (bench/server/sendmessage.lua, a copy of the
-   project's shared ../shared/bench/sendmessage.lua; 32 connections, 1 thread): each server
-   pinned to CPU 0, wrk to CPU 1, `repeats` runs of
-   `seconds` each after a warm-up; medians of requests/s, p50 and p99. Servers: a2a-wire
+   project's shared ../shared/bench/sendmessage.lua; 1 thread) at 1, 8 and 32 connections,
+   so that a stall cannot hide behind one good median: each server pinned to CPU 0, wrk to
+   CPU 1, `repeats` runs of `seconds` each after a warm-up; medians of requests/s, p50, p99
+   and the worst p99 of the runs, per concurrency. Servers: a2a-wire
    (memory store, and SQLite store), the floor (bench/src/bin/floor_server.rs: the cheapest
    HTTP/1.1 server on the same runtime, answering with the bytes of a real a2a-wire answer),
    the official Python SDK server and the official JS SDK server (tests/interop/*/their_server.*,
@@ -95,8 +96,21 @@ class Server:
         self.proc.wait()
 
 
-def wrk(url, seconds, script=None):
-    cmd = pin(1, ["wrk", "-t1", "-c32", f"-d{seconds}s", "--timeout", "5s", "--latency", "-s", str(script or LUA), url])
+CONCURRENCY = [1, 8, 32]
+
+
+def cpu_model():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def wrk(url, seconds, script=None, connections=32):
+    cmd = pin(1, ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "5s", "--latency", "-s", str(script or LUA), url])
     if script is not None:
         subprocess.run(cmd, capture_output=True, timeout=seconds + 60)
         return None
@@ -137,7 +151,8 @@ def main():
     args = ap.parse_args()
     if not LUA.exists():
         sys.exit(f"run.py: no load script at {LUA} (A2A_BENCH_LUA names another one)")
-    results = {"machine": os.uname().release, "cpus": os.cpu_count(), "seconds": args.seconds, "repeats": args.repeats}
+    results = {"machine": os.uname().release, "cpu_model": cpu_model(), "cpus": os.cpu_count(), "seconds": args.seconds, "repeats": args.repeats}
+    print(f"CPU: {results['cpu_model']} ({results['cpus']} CPUs)", file=sys.stderr)
 
     # --- 1. SendMessage with wrk -------------------------------------------------------------
     py = TARGET / "interop-py-venv" / "bin" / "python"
@@ -158,31 +173,38 @@ def main():
     (TARGET / "bench-floor-body.json").write_bytes(body)
     results["answer_bytes"] = len(body)
 
-    runs = {name: [] for name, *_ in specs}
+    runs = {(name, c): [] for name, *_ in specs for c in CONCURRENCY}
     for rep in range(args.repeats):
         for name, cmd, path, card in specs:
-            for suffix in ["", "-wal", "-shm"]:
-                Path(str(db) + suffix).unlink(missing_ok=True)
-            port = free_port()
-            srv = Server(name, cmd(port), port, path, card=card)
-            try:
-                wrk(srv.url(), 2, WARMUP_LUA)  # warm-up (JIT, caches), with message ids of its own
-                r = wrk(srv.url(), args.seconds)
-                r["rss_kib_after"] = int(open(f"/proc/{srv.proc.pid}/status").read().split("VmRSS:")[1].split()[0]) if Path(f"/proc/{srv.proc.pid}/status").exists() else 0
-                runs[name].append(r)
-                print(f"[{rep + 1}/{args.repeats}] {name}: {r['ok_rps']:.0f} ok/s, p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms, errors {r['rpc_errors']}", file=sys.stderr)
-            finally:
-                srv.stop()
+            for c in CONCURRENCY:
+                for suffix in ["", "-wal", "-shm"]:
+                    Path(str(db) + suffix).unlink(missing_ok=True)
+                port = free_port()
+                srv = Server(name, cmd(port), port, path, card=card)
+                try:
+                    wrk(srv.url(), 2, WARMUP_LUA)  # warm-up (JIT, caches), with message ids of its own
+                    r = wrk(srv.url(), args.seconds, connections=c)
+                    status = Path(f"/proc/{srv.proc.pid}/status")
+                    r["rss_kib_after"] = int(status.read_text().split("VmRSS:")[1].split()[0]) if status.exists() else 0
+                    runs[(name, c)].append(r)
+                    print(f"[{rep + 1}/{args.repeats}] {name} -c{c}: {r['ok_rps']:.0f} ok/s, p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms, errors {r['rpc_errors']}", file=sys.stderr)
+                finally:
+                    srv.stop()
     summary = {}
-    for name, rs in runs.items():
-        summary[name] = {
+    for (name, c), rs in runs.items():
+        summary.setdefault(name, {})[f"c{c}"] = {
             "ok_rps": statistics.median(r["ok_rps"] for r in rs),
             "p50_ms": statistics.median(r["p50_ms"] for r in rs),
             "p99_ms": statistics.median(r["p99_ms"] for r in rs),
+            "worst_p99_ms": max(r["p99_ms"] for r in rs),
             "errors": sum(r["rpc_errors"] + r["non2xx"] for r in rs),
             "runs": [round(r["ok_rps"]) for r in rs],
         }
     results["sendmessage"] = summary
+    print("\nSendMessage (medians of %d runs of %d s; CPU: %s)" % (args.repeats, args.seconds, results["cpu_model"]), file=sys.stderr)
+    for name, per in summary.items():
+        cells = "  ".join(f"-c{c} {per[f'c{c}']['ok_rps']:>8.0f}/s p99 {per[f'c{c}']['p99_ms']:6.2f} ms" for c in CONCURRENCY)
+        print(f"  {name:<16} {cells}", file=sys.stderr)
 
     # --- 2. SSE -------------------------------------------------------------------------------
     port = free_port()

@@ -70,6 +70,7 @@ impl fmt::Display for Binding {
 }
 
 /// Which shapes a card document carried.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CardShape {
     /// `supportedInterfaces` only.
@@ -90,6 +91,7 @@ pub struct CardView {
 }
 
 /// Why a card document could not be read.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq)]
 pub enum CardError {
     /// Not JSON, or neither a v1.0 nor a v0.3 card.

@@ -501,6 +501,7 @@ impl From<DecodeError> for A2aError {
 // ---------------------------------------------------------------- classification
 
 /// A received error, classified.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Received {
     /// An A2A error (or a generic A2A category such as unauthenticated).

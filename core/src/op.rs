@@ -278,6 +278,15 @@ impl Operation {
         })
     }
 
+    /// [`Operation::from_json`] with the method by name, in any version's spelling
+    /// (`SendMessage`, `message/send`, `TaskSubscription`); an unknown name is
+    /// `MethodNotFound`.
+    pub fn from_json_named(method: &str, params: Option<&[u8]>) -> Result<Operation, A2aError> {
+        let m = Method::from_any_name(method)
+            .ok_or_else(|| A2aError::with_message(crate::error::ErrorKind::MethodNotFound, alloc::format!("Method not found: {method}")))?;
+        Self::from_json(m, params)
+    }
+
     /// The request as v1.0 ProtoJSON, appended to `out` (what [`Operation::from_json`] reads).
     pub fn to_json(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         match self {
@@ -400,6 +409,10 @@ mod tests {
             .unwrap_err();
         assert!(e.message().contains("message.parts[0]"), "{e}");
         assert!(Operation::from_json(Method::GetTask, None).is_err());
+        let named = Operation::from_json_named("tasks/get", Some(br#"{"id":"t1"}"#)).unwrap();
+        assert_eq!(named.method(), Method::GetTask);
+        let e = Operation::from_json_named("NoSuchMethod", Some(b"{}")).unwrap_err();
+        assert_eq!(e.kind(), crate::error::ErrorKind::MethodNotFound);
         let t = Response::from_json(Method::GetTask, br#"{"id":"t1"}"#).unwrap().unwrap();
         let mut out = Vec::new();
         t.to_json(&mut out).unwrap();

@@ -128,6 +128,7 @@ pub fn mermaid_diagram() -> String {
 }
 
 /// Why an event was refused. The task is unchanged.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rejection {
     /// The task is terminal: it never changes again.
@@ -193,6 +194,7 @@ impl Rejection {
 }
 
 /// Something that happens to a task.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq)]
 pub enum TaskEvent {
     /// A new status (the status message, if any, stays in `status.message`).

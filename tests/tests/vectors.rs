@@ -261,6 +261,7 @@ fn run_received(v: &Value) -> Result<(), String> {
             }
             Ok(())
         }
+        other => Err(format!("a classification this test does not know: {other:?}")),
     }
 }
 

@@ -67,15 +67,14 @@ pub struct OwnedRequest {
     pub body: Vec<u8>,
 }
 
-/// What a connection receives for its call, in order.
+/// What a connection receives for its call, in order: one `Answer`, or a `Head`, `Frame`s
+/// and an `End`.
 #[derive(Debug)]
 pub enum CallEvent {
-    /// The call's id (first, always).
-    Id(CallId),
     /// A whole answer; the call is over.
     Answer(HttpResponse),
-    /// A stream's head.
-    Head(HttpResponse),
+    /// A stream's head, with the call's id (to report the caller gone).
+    Head(CallId, HttpResponse),
     /// A stream frame.
     Frame(Vec<u8>),
     /// The stream's last bytes and trailers; the call is over.
@@ -108,12 +107,13 @@ impl std::fmt::Debug for Command {
 }
 
 impl HostHandle {
-    /// Hands a request to the service; its answer arrives on the returned channel
-    /// ([`CallEvent::Id`] first). `None` when the host has stopped.
+    /// Hands a request to the service; its answer arrives on the returned channel. `None`
+    /// when the host has stopped.
     pub async fn call(&self, req: OwnedRequest) -> Option<async_channel::Receiver<CallEvent>> {
-        // Room for the id, the head, `stream_queue` frames and the end: the host never has to
-        // wait for a slow reader, and the end always fits.
-        let (tx, rx) = async_channel::bounded(self.stream_queue + 4);
+        // The host bounds what waits on this channel itself (it cuts a stream off at
+        // `stream_queue` frames), so that the end always fits; an unbounded channel allocates
+        // as it fills, where a bounded one would allocate all its slots for every call.
+        let (tx, rx) = async_channel::unbounded();
         self.cmds.send(Command::Request(req, tx)).await.ok()?;
         Some(rx)
     }
@@ -256,11 +256,7 @@ impl<S: TaskStore> Host<S> {
                 let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
                 let http = HttpRequest { method: &req.method, target: &req.target, headers: &headers, body: &req.body };
                 let call = self.service.handle_request(&http, now());
-                if reply.try_send(CallEvent::Id(call)).is_ok() {
-                    self.replies.insert(call, reply);
-                } else {
-                    self.service.handle_caller_gone(call);
-                }
+                self.replies.insert(call, reply);
             }
             Command::Gone(call) => {
                 self.replies.remove(&call);
@@ -304,7 +300,7 @@ impl<S: TaskStore> Host<S> {
                         let _ = r.try_send(CallEvent::Answer(response));
                     }
                 }
-                Output::StreamHead { call, head } => self.to_stream(call, CallEvent::Head(head)),
+                Output::StreamHead { call, head } => self.to_stream(call, CallEvent::Head(call, head)),
                 Output::StreamFrame { call, bytes } => {
                     let behind = self.replies.get(&call).is_some_and(|r| r.len() >= self.handle.stream_queue + 1);
                     if behind {

@@ -332,7 +332,7 @@ async fn serve_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: OwnedR
         let _ = http1::write_response(stream, 503, &[], b"server stopped", true).await;
         return false;
     };
-    let Ok(CallEvent::Id(call)) = events.recv().await else { return false };
+    let mut call = None;
     let mut out = Vec::new();
     let mut started = false;
     loop {
@@ -355,8 +355,9 @@ async fn serve_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: OwnedR
                 CallEvent::Answer(resp) => {
                     return http1::write_response_to(stream, resp.status, &resp.headers, &resp.body, close, head_only).await.is_ok();
                 }
-                CallEvent::Head(head) => {
+                CallEvent::Head(id, head) => {
                     http1::stream_head(&mut out, head.status, &head.headers);
+                    call = Some(id);
                     started = true;
                 }
                 CallEvent::Frame(bytes) => http1::frame_chunk(&mut out, &bytes),
@@ -366,7 +367,6 @@ async fn serve_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: OwnedR
                     ended = true;
                     break;
                 }
-                CallEvent::Id(_) => {}
             }
             batched += 1;
             if batched < STREAM_BATCH {
@@ -376,7 +376,7 @@ async fn serve_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: OwnedR
         let written = stream.write_all(&out).await.is_ok() && stream.flush().await.is_ok();
         if !written {
             // The client went away: the task goes on.
-            if !ended {
+            if let Some(call) = call.filter(|_| !ended) {
                 shared.host.gone(call);
             }
             return false;
@@ -397,24 +397,28 @@ async fn serve_grpc(shared: Arc<Shared>, parts: http::request::Parts, body: Vec<
     let target = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/").to_owned();
     let req = OwnedRequest { method: parts.method.as_str().to_owned(), target, headers, body };
     let Some(events) = shared.host.call(req).await else { return };
-    let Ok(CallEvent::Id(call)) = events.recv().await else { return };
+    let mut call = None;
     while let Ok(ev) = events.recv().await {
         let sent = match ev {
             CallEvent::Answer(resp) => {
                 let _ = responder.answer(&resp);
                 return;
             }
-            CallEvent::Head(head) => responder.head(&head, false),
+            CallEvent::Head(id, head) => {
+                call = Some(id);
+                responder.head(&head, false)
+            }
             CallEvent::Frame(bytes) => responder.data(&bytes),
             CallEvent::End(bytes, trailers) => {
                 let _ = responder.data(&bytes).and_then(|()| responder.trailers(&trailers));
                 return;
             }
-            CallEvent::Id(_) => Ok(()),
         };
         if sent.is_err() {
             // The client went away (RST_STREAM): the task goes on.
-            shared.host.gone(call);
+            if let Some(call) = call {
+                shared.host.gone(call);
+            }
             return;
         }
     }

@@ -11,6 +11,14 @@
 //! collected and are written again at most once per [`RETRY_AFTER_FAILURE`], so a disk that
 //! stays full does not turn every engine turn into a rewrite of the backlog.
 //!
+//! Commits never wait for the disk (WAL with `synchronous = NORMAL`: a commit appends to the
+//! WAL; only a checkpoint, which copies the WAL back into the database, syncs). SQLite's
+//! automatic checkpoint runs inside the commit that crosses its threshold, and so on the
+//! server's only executor thread: every connection waited for its `fsync` (the 40 ms tail of
+//! concurrent SendMessage in BENCHMARKS.md). Here automatic checkpoints are off and a thread
+//! of the store's own runs passive checkpoints on a connection of its own, which never block
+//! the writer.
+//!
 //! Rows hold the protobuf encoding of the v1.0 model (compact, and the same bytes the gRPC
 //! binding uses); the ids of closed artifacts are a JSON array, so any id survives. The
 //! schema carries a version: a version-1 file (artifact ids joined by newlines) is migrated
@@ -66,23 +74,71 @@ fn decode_ids(text: &str) -> Result<Vec<String>, String> {
     serde_json::from_str(text).map_err(|e| format!("closed artifact ids: {e}"))
 }
 
+/// How often the checkpointer thread copies the WAL back into the database.
+pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+
+/// The thread that checkpoints the WAL off the writer's thread; stopped and joined on drop.
+struct Checkpointer {
+    stop: std::sync::mpsc::Sender<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Checkpointer {
+    fn start(path: &Path) -> Result<Checkpointer, StoreError> {
+        let db = Connection::open(path).map_err(db_error)?;
+        // A passive checkpoint never waits for the writer; the timeout only covers the brief
+        // locks SQLite takes on the WAL index.
+        db.busy_timeout(Duration::from_millis(100)).map_err(db_error)?;
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name(String::from("a2a-wire-checkpoint"))
+            .spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
+                    // A failure (busy, disk) is tried again at the next tick; commits go on.
+                    let _ = db.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                }
+                let _ = db.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+            })
+            .map_err(|e| StoreError(format!("cannot start the checkpoint thread: {e}")))?;
+        Ok(Checkpointer { stop, thread: Some(thread) })
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        let _ = self.stop.send(());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 /// The SQLite file behind a [`SqliteStore`].
 pub struct SqliteBackend {
     db: Connection,
     /// When the last write failed (the next try waits for [`RETRY_AFTER_FAILURE`]).
     failed_at: Option<Instant>,
+    /// Checkpoints off this thread (files only; an in-memory database has no WAL).
+    checkpointer: Option<Checkpointer>,
 }
 
 impl std::fmt::Debug for SqliteBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteBackend").field("path", &self.db.path()).field("failed_at", &self.failed_at).finish()
+        f.debug_struct("SqliteBackend")
+            .field("path", &self.db.path())
+            .field("failed_at", &self.failed_at)
+            .field("background_checkpoints", &self.checkpointer.is_some())
+            .finish()
     }
 }
 
 impl SqliteBackend {
     /// Opens (or creates) the file, creating or migrating the schema.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteBackend, StoreError> {
-        Self::with_connection(Connection::open(path).map_err(db_error)?)
+        let mut backend = Self::with_connection(Connection::open(path.as_ref()).map_err(db_error)?)?;
+        backend.db.pragma_update(None, "wal_autocheckpoint", 0).map_err(db_error)?;
+        backend.checkpointer = Some(Checkpointer::start(path.as_ref())?);
+        Ok(backend)
     }
 
     /// A database in memory only (for tests of the SQL path).
@@ -125,7 +181,7 @@ impl SqliteBackend {
                 return Err(StoreError(format!("the file has schema version {v}; this build reads version {SCHEMA_VERSION}")));
             }
         }
-        Ok(SqliteBackend { db, failed_at: None })
+        Ok(SqliteBackend { db, failed_at: None, checkpointer: None })
     }
 
     fn write_batch(&mut self, batch: &Batch<'_>) -> rusqlite::Result<()> {
@@ -392,6 +448,28 @@ mod tests {
         }
         let s = SqliteStore::open(&path).unwrap();
         assert_eq!(s.get("t1"), Some(&stored("t1")));
+        drop(s);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn the_wal_is_checkpointed_off_the_writers_thread() {
+        let path = temp(line!());
+        let mut s = SqliteStore::open(&path).unwrap();
+        let auto: i64 = s.inner.backend().db.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0)).unwrap();
+        assert_eq!(auto, 0, "no checkpoint inside a commit");
+        for i in 0..200 {
+            s.insert(stored(&format!("t{i}")));
+            s.flush().unwrap();
+        }
+        // With automatic checkpoints off, the rows reach the database file itself only
+        // through the checkpointer thread: the file grows past its empty size.
+        let empty = std::fs::metadata(&path).unwrap().len();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::fs::metadata(&path).unwrap().len() <= empty {
+            assert!(Instant::now() < deadline, "the WAL was never checkpointed into the file");
+            std::thread::sleep(Duration::from_millis(50));
+        }
         drop(s);
         let _ = std::fs::remove_file(&path);
     }

@@ -382,18 +382,10 @@ pub fn decode_result(b: &[u8], version: ProtocolVersion, method: Method) -> Resu
             }
         });
     }
-    Ok(match method {
-        Method::SendMessage => Response::SendMessage(v1_result(b)?),
-        Method::GetTask | Method::CancelTask => Response::Task(v1_result(b)?),
-        Method::ListTasks => Response::ListTasks(v1_result(b)?),
-        Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => Response::PushConfig(v1_result(b)?),
-        Method::ListTaskPushNotificationConfigs => Response::PushConfigs(v1_result(b)?),
-        Method::DeleteTaskPushNotificationConfig => Response::Deleted,
-        Method::GetExtendedAgentCard => Response::AgentCard(v1_result(b)?),
-        Method::SendStreamingMessage | Method::SubscribeToTask => {
-            return Err(ClientError::Protocol(alloc::format!("{method:?} answers with a stream")))
-        }
-    })
+    match Response::from_json(method, b) {
+        Some(r) => r.map_err(|e| protocol("invalid result", e)),
+        None => Err(ClientError::Protocol(alloc::format!("{method:?} answers with a stream"))),
+    }
 }
 
 /// Reads one SSE `data` of a JSON-RPC stream: a full JSON-RPC response whose `result` is the

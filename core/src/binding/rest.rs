@@ -460,21 +460,10 @@ pub fn encode_request(operation: &Operation) -> Result<(&'static str, String, Ve
 
 /// Reads a success body for `method` as a v1.0 response.
 pub fn decode_response(body: &[u8], method: Method) -> Result<Response, crate::error::ClientError> {
-    let p = |e: crate::codec::DecodeError| crate::error::ClientError::Protocol(alloc::format!("invalid answer: {e}"));
-    Ok(match method {
-        Method::SendMessage => Response::SendMessage(json::decode_unchecked(body).map_err(p)?),
-        Method::GetTask | Method::CancelTask => Response::Task(json::decode_unchecked(body).map_err(p)?),
-        Method::ListTasks => Response::ListTasks(json::decode_unchecked(body).map_err(p)?),
-        Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => {
-            Response::PushConfig(json::decode_unchecked(body).map_err(p)?)
-        }
-        Method::ListTaskPushNotificationConfigs => Response::PushConfigs(json::decode_unchecked(body).map_err(p)?),
-        Method::DeleteTaskPushNotificationConfig => Response::Deleted,
-        Method::GetExtendedAgentCard => Response::AgentCard(json::decode_unchecked(body).map_err(p)?),
-        Method::SendStreamingMessage | Method::SubscribeToTask => {
-            return Err(crate::error::ClientError::Protocol(alloc::format!("{method:?} answers with a stream")))
-        }
-    })
+    match Response::from_json(method, body) {
+        Some(r) => r.map_err(|e| crate::error::ClientError::Protocol(alloc::format!("invalid answer: {e}"))),
+        None => Err(crate::error::ClientError::Protocol(alloc::format!("{method:?} answers with a stream"))),
+    }
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ pub struct SseEvent {
 }
 
 /// Why an event stream could not be decoded.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SseError {
     /// An event or a line grew beyond the decoder's limit (bytes).

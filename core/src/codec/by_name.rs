@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 /// Why a by-name operation failed.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ByNameError {
     /// No message of that name has a codec.

@@ -21,6 +21,7 @@ pub struct Translation {
 }
 
 /// Why a by-name v0.3 operation failed.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq)]
 pub enum V03Error {
     /// No v0.3 type of that name (or no v0.3 translation for that v1.0 type).
