@@ -202,7 +202,7 @@ impl Client {
 
     async fn drive_unary(&mut self, x: &mut Exchange) -> Result<Response, Error> {
         loop {
-            match x.poll(crate::host::now()) {
+            match x.poll(crate::io::now()) {
                 Step::Send(req) => {
                     if self.core.interface().binding == Binding::Grpc {
                         self.grpc_unary(&req, x).await?;
@@ -449,7 +449,7 @@ impl EventStream {
             if self.x.stream_started() {
                 return Ok(());
             }
-            match self.x.poll(crate::host::now()) {
+            match self.x.poll(crate::io::now()) {
                 Step::Send(req) => self.open(&req).await?,
                 Step::Read => self.read_more().await?,
                 Step::Done(Finished::Failed(e)) => return Err(e.into()),
@@ -536,7 +536,7 @@ impl EventStream {
         }
         let idle = self.options.stream_idle_timeout;
         loop {
-            let step = self.x.poll(crate::host::now());
+            let step = self.x.poll(crate::io::now());
             let r = match step {
                 Step::Event(ev) => return Some(Ok(ev)),
                 Step::Done(Finished::StreamEnded) => return None,

@@ -26,14 +26,9 @@ use a2a_wire::service::{AuthRequest, Output, Service};
 use a2a_wire::webhook::{DeliveryId, Outcome};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-/// The current time as a protobuf timestamp, to the millisecond (the transport keeps the
-/// clock; the core never reads one). Milliseconds are what every A2A SDK's date type keeps.
-pub fn now() -> Timestamp {
-    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-    Timestamp { seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), nanos: i32::try_from(d.subsec_millis() * 1_000_000).unwrap_or(0) }
-}
+pub use crate::io::now;
 
 fn until(t: Timestamp) -> Duration {
     let n = now();

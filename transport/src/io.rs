@@ -2,11 +2,19 @@
 //! first bytes were already read, and a count of the tasks a server spawned (so shutdown can
 //! prove it left none behind).
 
+use a2a_wire::proto::google::protobuf::Timestamp;
 use smol::net::TcpStream;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The current time as a protobuf timestamp, to the millisecond (the transport keeps the
+/// clock; the core never reads one). Milliseconds are what every A2A SDK's date type keeps.
+pub fn now() -> Timestamp {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    Timestamp { seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), nanos: i32::try_from(d.subsec_millis() * 1_000_000).unwrap_or(0) }
+}
 
 /// A deadline passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

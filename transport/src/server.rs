@@ -22,7 +22,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-pub use crate::host::now;
+pub use crate::io::now;
 
 /// A log that writes each line to stderr (the default).
 pub fn stderr_log() -> SharedLog {
