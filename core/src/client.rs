@@ -444,6 +444,9 @@ impl StreamDecoder {
     /// The end of the stream: for gRPC, its trailers decide success.
     pub fn finish(&self, trailers: &[(String, String)]) -> Result<(), ClientError> {
         match &self.inner {
+            Inner::Grpc { buf, .. } if !buf.is_empty() => {
+                Err(ClientError::Protocol(alloc::format!("the stream ended inside a gRPC message ({} bytes left)", buf.len())))
+            }
             Inner::Grpc { legacy, .. } => grpc::check_status_for(trailers, *legacy),
             Inner::Sse { .. } => Ok(()),
         }
@@ -661,7 +664,11 @@ impl Exchange {
                     });
                 }
             }
-            XState::Stream(d) => self.state = XState::Draining(d, trailers.to_vec()),
+            XState::Stream(d) => {
+                // A gRPC answer may carry its status in the head alone (trailers-only).
+                let fields = if trailers.is_empty() && self.head.header("grpc-status").is_some() { &self.head.headers } else { trailers };
+                self.state = XState::Draining(d, fields.to_vec());
+            }
             XState::AwaitHead => self.finish(Finished::Failed(ClientError::Protocol(String::from("the answer ended before its head")))),
             other => self.state = other,
         }
@@ -726,4 +733,55 @@ fn retry_request(call: &mut PreparedCall, answer: &HttpResponse) -> Option<Outgo
         return call.post_fallback.take();
     }
     None
+}
+
+#[cfg(test)]
+mod exchange_tests {
+    use super::*;
+    use crate::card::SelectedInterface;
+    use crate::op::Request;
+    use crate::version::ProtocolVersion;
+
+    fn grpc_subscribe() -> Exchange {
+        let iface = SelectedInterface {
+            url: String::from("h:1"),
+            binding: Binding::Grpc,
+            version: ProtocolVersion::V1_0,
+            tenant: String::new(),
+            index: 0,
+        };
+        let op = Operation::Task(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: String::from("t"), ..Default::default() }));
+        Client::new(iface).start(op).unwrap()
+    }
+
+    fn run(x: &mut Exchange, head: &[(&str, &str)], body: &[u8], trailers: &[(&str, &str)]) -> Finished {
+        let h = |v: &[(&str, &str)]| v.iter().map(|(a, b)| (String::from(*a), String::from(*b))).collect::<Vec<_>>();
+        let now = Timestamp::default();
+        assert!(matches!(x.poll(now), Step::Send(_)));
+        x.handle_head(200, &h(head));
+        x.handle_body(body);
+        x.handle_end(&h(trailers));
+        loop {
+            match x.poll(now) {
+                Step::Done(f) => return f,
+                Step::Event(_) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_grpc_stream_answered_trailers_only_ends_by_the_status_in_its_head() {
+        let ok = run(&mut grpc_subscribe(), &[("content-type", "application/grpc"), ("grpc-status", "0")], b"", &[]);
+        assert_eq!(ok, Finished::StreamEnded);
+        let no_status = run(&mut grpc_subscribe(), &[("content-type", "application/grpc")], b"", &[]);
+        assert!(matches!(no_status, Finished::Failed(_)), "{no_status:?}");
+    }
+
+    #[test]
+    fn a_grpc_stream_cut_inside_a_message_is_an_error() {
+        // A frame header announcing 10 bytes, then 3 of them, then the end.
+        let f = run(&mut grpc_subscribe(), &[("content-type", "application/grpc")], &[0, 0, 0, 0, 10, 1, 2, 3], &[("grpc-status", "0")]);
+        assert!(matches!(&f, Finished::Failed(ClientError::Protocol(m)) if m.contains("inside a gRPC message")), "{f:?}");
+    }
 }

@@ -66,8 +66,10 @@ pub fn request(
 }
 
 /// True for addresses a webhook must not reach unless the server allows it: loopback,
-/// private (RFC 1918, IPv6 ULA), link-local, CGNAT, unspecified, broadcast, multicast,
-/// documentation and reserved ranges, and IPv4-mapped forms of those.
+/// private (RFC 1918, IPv6 ULA and site-local), link-local, CGNAT, unspecified, broadcast,
+/// multicast, documentation, benchmarking (198.18.0.0/15) and reserved ranges, and the IPv6
+/// forms that carry an IPv4 address — IPv4-mapped, IPv4-compatible, NAT64 (`64:ff9b::/96`)
+/// and 6to4 (`2002::/16`) — judged by the address they carry.
 pub fn is_non_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -82,6 +84,7 @@ pub fn is_non_public(ip: IpAddr) -> bool {
                 || o[0] == 0
                 || (o[0] == 100 && (o[1] & 0xc0) == 64)
                 || (o[0] == 192 && o[1] == 0 && o[2] == 0)
+                || (o[0] == 198 && (o[1] & 0xfe) == 18)
                 || o[0] >= 240
         }
         IpAddr::V6(v6) => {
@@ -89,11 +92,28 @@ pub fn is_non_public(ip: IpAddr) -> bool {
                 return is_non_public(IpAddr::V4(v4));
             }
             let s = v6.segments();
+            let carried = |hi: u16, lo: u16| {
+                let [a, b] = hi.to_be_bytes();
+                let [c, d] = lo.to_be_bytes();
+                is_non_public(IpAddr::V4(core::net::Ipv4Addr::new(a, b, c, d)))
+            };
+            // IPv4-compatible ::a.b.c.d (deprecated, still routed by some stacks).
+            if s[..6] == [0; 6] && !v6.is_loopback() && !v6.is_unspecified() {
+                return carried(s[6], s[7]);
+            }
+            // NAT64 64:ff9b::a.b.c.d, and 6to4 2002:aabb:ccdd::/48.
+            if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                return carried(s[6], s[7]);
+            }
+            if s[0] == 0x2002 && carried(s[1], s[2]) {
+                return true;
+            }
             v6.is_loopback()
                 || v6.is_unspecified()
                 || v6.is_multicast()
                 || (s[0] & 0xfe00) == 0xfc00
                 || (s[0] & 0xffc0) == 0xfe80
+                || (s[0] & 0xffc0) == 0xfec0
                 || s[0] == 0x2001 && s[1] == 0x0db8
         }
     }
@@ -332,10 +352,28 @@ mod tests {
             "::ffff:10.0.0.1",
             "255.255.255.255",
             "224.0.0.1",
+            "198.18.0.1",
+            "198.19.255.255",
+            "::127.0.0.1",
+            "64:ff9b::7f00:1",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::",
+            "2002:c0a8:101::1",
+            "fec0::1",
         ] {
             assert!(is_non_public(a.parse().unwrap()), "{a}");
         }
-        for a in ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8"] {
+        for a in [
+            "8.8.8.8",
+            "1.1.1.1",
+            "172.32.0.1",
+            "100.128.0.1",
+            "2606:4700::1111",
+            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+            "198.20.0.1",
+        ] {
             assert!(!is_non_public(a.parse().unwrap()), "{a}");
         }
     }

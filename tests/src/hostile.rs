@@ -16,6 +16,10 @@
 //! | `/deep-json`           | a result 100,000 arrays deep (unary and as a stream event)        |
 //! | `/drip`                | a valid answer, one byte every 500 ms                              |
 //!
+//! And one that is not hostile but awkward: `/fragmented` answers correctly (a completed task,
+//! or a stream of two events), chunked, written one byte at a time, so every chunk-size line,
+//! every CRLF and every event is split across reads.
+//!
 //! Every loop is bounded: a writer stops at its size or when the client has gone.
 
 use std::io::{Read, Write};
@@ -163,6 +167,31 @@ fn serve(mut conn: TcpStream, addr: SocketAddr, card_scenario: &str) -> std::io:
                     write!(conn, "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n{event}", event.len())?;
                 } else {
                     write!(conn, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{json}", json.len())?;
+                }
+            }
+            "fragmented" => {
+                let events = [
+                    r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}}"#,
+                    r#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}}"#,
+                ];
+                let answer =
+                    r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}}"#;
+                let mut body = Vec::new();
+                if streaming {
+                    for e in events {
+                        let event = format!("data: {e}\n\n");
+                        body.extend_from_slice(format!("{:x}\r\n{event}\r\n", event.len()).as_bytes());
+                    }
+                } else {
+                    body.extend_from_slice(format!("{:x}\r\n{answer}\r\n", answer.len()).as_bytes());
+                }
+                body.extend_from_slice(b"0\r\n\r\n");
+                write!(conn, "HTTP/1.1 200 OK\r\ncontent-type: {ctype}\r\ntransfer-encoding: chunked\r\n\r\n")?;
+                conn.flush()?;
+                conn.set_nodelay(true)?;
+                for b in body {
+                    conn.write_all(&[b])?;
+                    std::thread::sleep(Duration::from_micros(300));
                 }
             }
             "drip" => {

@@ -803,3 +803,53 @@ fn a_failed_store_write_answers_the_calls_it_carried_with_an_internal_error() {
     assert!(Harness::answer(&out, CallId(3)).is_ok(), "a read is not affected");
     assert_eq!(engine.store().len(), 2, "the change stays in memory, to be written again");
 }
+
+#[test]
+fn a_follow_up_that_supersedes_a_run_leaves_no_caller_of_the_old_run_waiting() {
+    let mut h = Harness::new();
+    let (c1, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let first = Harness::execution(&out);
+    h.agent(&first.task_id, status(TaskState::Working));
+    let mut follow = user("m2", "more");
+    follow.task_id = first.task_id.clone();
+    let (c2, out) = h.call(Request::SendMessage(send(follow)));
+    let second = Harness::execution(&out);
+    assert!(
+        out.iter().any(|o| matches!(o, Output::CancelExecution { run, .. } if *run == first.id)),
+        "the superseded run is told to stop: {out:?}"
+    );
+    // The new run ends its turn without settling the task: both callers are answered.
+    let out = h.done(second.id);
+    for c in [c1, c2] {
+        assert_eq!(state_of(&task_of(Harness::answer(&out, c).unwrap())), TaskState::Working, "call {c:?}");
+    }
+}
+
+#[test]
+fn a_retried_message_whose_first_send_never_made_a_task_runs_after_a_restart() {
+    // With de-duplication on, the first send of m1 is remembered, then the server restarts
+    // before the agent's first event: the retry must run, not be refused as a used id.
+    let config = || EngineConfig { dedup_message_ids: true, ..EngineConfig::default() };
+    let mut h = Harness::with(config());
+    let (_, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let _lost = Harness::execution(&out);
+    let store = std::mem::replace(&mut h.engine, Engine::new(config(), MemoryStore::new(), 1)).into_store();
+    h.engine = Engine::new(config(), store, 2);
+    let (c, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let again = Harness::execution(&out);
+    let out = h.agent(&again.task_id, status(TaskState::Completed));
+    assert_eq!(state_of(&task_of(Harness::answer(&out, c).unwrap())), TaskState::Completed);
+}
+
+#[test]
+fn a_run_that_fails_after_handing_its_task_back_leaves_it_waiting_for_input() {
+    let mut h = Harness::new();
+    let (c, out) = h.call(Request::SendMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let out = h.agent(&exec.task_id, status(TaskState::InputRequired));
+    assert_eq!(state_of(&task_of(Harness::answer(&out, c).unwrap())), TaskState::InputRequired);
+    let now = h.tick();
+    h.engine.handle_run_end(exec.id, RunEnd::Failed("crashed afterwards".into()), now);
+    h.drain();
+    assert_eq!(state_of(&h.get(&exec.task_id).unwrap()), TaskState::InputRequired, "the follow-up can still come");
+}

@@ -91,3 +91,33 @@ fn a_dripping_server_times_out_at_the_configured_deadline() {
         assert!(took >= Duration::from_secs(2) && took < Duration::from_secs(4), "timed out after {took:?}");
     });
 }
+
+#[test]
+fn an_answer_split_at_every_byte_of_its_framing_is_read_whole() {
+    // Every chunk-size line, CRLF and event arrives in pieces: the client must wait for the
+    // rest, never spin on the bytes it already has.
+    let addr = hostile::start("fragmented");
+    // On its own thread: a client that spins on bytes it already has never yields, so only
+    // another thread can notice (the test then fails instead of hanging).
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        smol::block_on(read_fragmented(addr));
+        let _ = done.send(());
+    });
+    finished.recv_timeout(Duration::from_secs(20)).expect("the client read the fragmented answers within 20 s");
+}
+
+async fn read_fragmented(addr: std::net::SocketAddr) {
+    {
+        let reply = client(addr, "fragmented", Binding::JsonRpc).send_message(message()).await.unwrap();
+        let a2a_wire::client::Reply::Task(t) = reply else { panic!("a task") };
+        assert_eq!(t.state(), Some(v1::TaskState::Completed));
+        let mut stream = client(addr, "fragmented", Binding::JsonRpc).send_streaming_message(message()).await.unwrap();
+        let mut n = 0;
+        while let Some(ev) = stream.next().await {
+            ev.unwrap();
+            n += 1;
+        }
+        assert_eq!((n, stream.task().state()), (2, Some(v1::TaskState::Completed)));
+    }
+}

@@ -684,3 +684,23 @@ fn shutdown_ends_open_streams_and_refuses_new_calls() {
     assert_eq!(kind_of(&e), Some(ErrorKind::Unavailable));
     assert_eq!(w.service.open_calls(), 0);
 }
+
+#[test]
+fn a_run_started_just_before_shutdown_is_known_to_the_host_before_it_is_stopped() {
+    let mut w = World::new();
+    let (_, client) = clients().remove(0);
+    let mut client = client;
+    let mut x = client.start(Operation::Task(Request::SendMessage(message("slow", "")))).unwrap();
+    let Step::Send(req) = x.poll(w.now()) else { panic!() };
+    let call = w.send(&req);
+    // Nothing drained between the request and the shutdown.
+    w.service.shutdown();
+    let outs: Vec<Output> = std::iter::from_fn(|| w.service.poll_output()).collect();
+    let start = outs.iter().position(|o| matches!(o, Output::StartRun(_))).expect("the run is started");
+    let stop = outs.iter().position(|o| matches!(o, Output::CancelRun { .. })).expect("and stopped");
+    assert!(start < stop, "{outs:?}");
+    assert!(outs.iter().any(|o| matches!(o, Output::Answer { call: c, .. } if *c == call)), "the caller is answered");
+    // A slow-consumer report about a call that is not a stream changes nothing.
+    w.service.handle_slow_consumer(CallId(call.0 + 1000));
+    assert!(w.service.poll_output().is_none());
+}

@@ -9,7 +9,7 @@
 //! event — a server that breaks one gets a clean [`Error`], never a panic or an unbounded
 //! buffer. Unary calls reuse one kept-alive connection; each stream has its own.
 
-use crate::http1::{self, Buffer, ChunkedDecoder, Framing, Limits, ReadError};
+use crate::http1::{self, Buffer, ChunkedDecoder, Framing, Limits};
 use crate::url::parse_url;
 use a2a_wire::card::{self, Binding, CardView, ClientSupport, SelectedInterface};
 use a2a_wire::client::{self as core_client, ClientError, ClientLimits, Exchange, Finished, PreparedCall, Reply, Step};
@@ -250,7 +250,12 @@ impl Client {
         let u = parse_url(&req.url)?;
         let limits = self.options.http_limits();
         for attempt in 0..2 {
-            let reuse = matches!(&self.conn, Some(c) if c.authority == u.authority);
+            let mut reuse = matches!(&self.conn, Some(c) if c.authority == u.authority);
+            if reuse && self.conn.as_mut().is_some_and(|c| c.buf.peer_closed(&mut c.stream)) {
+                // The server closed the kept-alive connection (or sent something unasked)
+                // while it was idle: dial again before writing anything.
+                reuse = false;
+            }
             if !reuse {
                 self.conn = Some(dial(&u, &self.options).await?);
             }
@@ -258,15 +263,19 @@ impl Client {
             let sent = http1::write_request(&mut conn.stream, req.method, &u.target, &u.host, &req.headers, &req.body).await;
             let head = match sent {
                 Ok(()) => conn.buf.read_response_head(&mut conn.stream, &limits).await,
-                Err(e) => Err(ReadError::Io(e)),
+                Err(e) => {
+                    // Not written: it is safe to send again on a new connection, once.
+                    self.conn = None;
+                    if reuse && attempt == 0 {
+                        continue;
+                    }
+                    return Err(e.into());
+                }
             };
             let head = match head {
                 Ok(h) => h,
-                // A kept-alive connection the server closed: dial again, once.
-                Err(ReadError::Closed | ReadError::Io(_)) if reuse && attempt == 0 => {
-                    self.conn = None;
-                    continue;
-                }
+                // Written, and the connection closed without an answer: the server may have
+                // acted on it, so it is not sent again (a SendMessage would run twice).
                 Err(e) => {
                     self.conn = None;
                     return Err(e.into());
@@ -421,7 +430,16 @@ fn unexpected(r: &Response) -> Error {
 }
 
 enum Source {
-    Http { conn: Conn, framing: Framing, chunked: ChunkedDecoder, remaining: usize, out: Vec<u8> },
+    /// `pending`: chunked bytes the decoder could not use yet (a size line split across
+    /// reads); fresh socket bytes are appended to them, never read in their place.
+    Http {
+        conn: Conn,
+        framing: Framing,
+        chunked: ChunkedDecoder,
+        remaining: usize,
+        out: Vec<u8>,
+        pending: Vec<u8>,
+    },
     Grpc(crate::grpc::GrpcBody),
 }
 
@@ -475,7 +493,12 @@ impl EventStream {
         let framing = http1::response_framing(head.status, &head.headers, false)?;
         self.x.handle_head(head.status, &head.headers);
         let remaining = if let Framing::Length(n) = framing { n } else { 0 };
-        self.source = Some(Source::Http { conn, framing, chunked: ChunkedDecoder::default(), remaining, out: Vec::new() });
+        if framing == Framing::Length(0) {
+            // Nothing follows the head (an empty answer): its end is here.
+            self.x.handle_end(&[]);
+        }
+        self.source =
+            Some(Source::Http { conn, framing, chunked: ChunkedDecoder::default(), remaining, out: Vec::new(), pending: Vec::new() });
         Ok(())
     }
 
@@ -487,23 +510,19 @@ impl EventStream {
                 Some(bytes) => self.x.handle_body(&bytes),
                 None => self.x.handle_end(body.trailers()),
             },
-            Source::Http { conn, framing, chunked, remaining, out } => {
+            Source::Http { conn, framing, chunked, remaining, out, pending } => {
                 let bytes = conn.buf.read_some(&mut conn.stream).await?;
                 let eof = bytes.is_empty();
                 match framing {
                     Framing::Chunked => {
-                        let mut input = bytes;
+                        pending.extend_from_slice(&bytes);
                         out.clear();
-                        let done = chunked.decode(&mut input, out)?;
+                        let done = chunked.decode(pending, out)?;
                         self.x.handle_body(out);
                         if done {
                             self.x.handle_end(&[]);
                         } else if eof {
                             return Err(Error::Transport(String::from("connection closed inside the stream")));
-                        } else if !input.is_empty() {
-                            // Bytes the decoder could not use yet (a partial size line) wait
-                            // for the next read.
-                            conn.buf.unread(input);
                         }
                     }
                     Framing::Length(_) => {

@@ -149,6 +149,15 @@ impl Responder {
         }
     }
 
+    /// Resolves when the client resets the stream (or the connection ends).
+    pub(crate) async fn reset(&mut self) {
+        let _ = std::future::poll_fn(|cx| match self.send.as_mut() {
+            Some(s) => s.poll_reset(cx),
+            None => self.respond.poll_reset(cx),
+        })
+        .await;
+    }
+
     /// Ends the answer with trailers.
     pub(crate) fn trailers(&mut self, trailers: &[(String, String)]) -> Result<(), h2::Error> {
         match self.send.as_mut() {

@@ -25,6 +25,7 @@ use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::service::{AuthRequest, Output, Service};
 use a2a_wire::webhook::{DeliveryId, Outcome};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -77,10 +78,25 @@ pub enum CallEvent {
 }
 
 pub(crate) enum Command {
-    Request(OwnedRequest, async_channel::Sender<CallEvent>),
+    Request(OwnedRequest, async_channel::Sender<CallEvent>, Arc<AtomicU64>),
     Gone(CallId),
     Webhook(DeliveryId, Outcome),
     Shutdown,
+}
+
+/// A call handed to the host: its answer's events, and its id once the service gave it one.
+#[derive(Debug)]
+pub struct CallHandle {
+    /// The answer: one `Answer`, or a `Head`, `Frame`s and an `End`.
+    pub events: async_channel::Receiver<CallEvent>,
+    id: Arc<AtomicU64>,
+}
+
+impl CallHandle {
+    /// The call's id, once the host has handed the request to the service.
+    pub fn id(&self) -> Option<CallId> {
+        Some(self.id.load(Ordering::Acquire)).filter(|n| *n != 0).map(CallId)
+    }
 }
 
 /// A cloneable handle that connections use to reach the host.
@@ -93,7 +109,7 @@ pub struct HostHandle {
 impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Command::Request(r, _) => write!(f, "Request({} {})", r.method, r.target),
+            Command::Request(r, ..) => write!(f, "Request({} {})", r.method, r.target),
             Command::Gone(c) => write!(f, "Gone({c:?})"),
             Command::Webhook(d, o) => write!(f, "Webhook({d:?}, {o:?})"),
             Command::Shutdown => f.write_str("Shutdown"),
@@ -102,15 +118,16 @@ impl std::fmt::Debug for Command {
 }
 
 impl HostHandle {
-    /// Hands a request to the service; its answer arrives on the returned channel. `None`
-    /// when the host has stopped.
-    pub async fn call(&self, req: OwnedRequest) -> Option<async_channel::Receiver<CallEvent>> {
+    /// Hands a request to the service; its answer arrives on the returned handle's channel.
+    /// `None` when the host has stopped.
+    pub async fn call(&self, req: OwnedRequest) -> Option<CallHandle> {
         // The host bounds what waits on this channel itself (it cuts a stream off at
         // `stream_queue` frames), so that the end always fits; an unbounded channel allocates
         // as it fills, where a bounded one would allocate all its slots for every call.
         let (tx, rx) = async_channel::unbounded();
-        self.cmds.send(Command::Request(req, tx)).await.ok()?;
-        Some(rx)
+        let id = Arc::new(AtomicU64::new(0));
+        self.cmds.send(Command::Request(req, tx, id.clone())).await.ok()?;
+        Some(CallHandle { events: rx, id })
     }
 
     /// The caller of `call` went away.
@@ -236,8 +253,12 @@ impl<S: TaskStore> Host<S> {
             }
         }
         // Agent futures still running stop here; the service (and its store, which flushes on
-        // drop) goes with the host.
+        // drop) goes with the host. Webhook deliveries waiting for a retry are not waited for.
         self.run_tasks.clear();
+        let dropped = self.service.pending_webhooks();
+        if dropped > 0 {
+            self.config.log.log(Level::Warn, &format!("{dropped} webhook delivery(ies) waiting for a retry dropped at shutdown"));
+        }
         while let Ok(m) = runs.try_recv() {
             if let RunMessage::Barrier { done, .. } = m {
                 let _ = done.try_send(Err(crate::agent::Refused(A2aError::with_message(ErrorKind::Unavailable, "the server stopped"))));
@@ -247,11 +268,17 @@ impl<S: TaskStore> Host<S> {
 
     fn command(&mut self, c: Command) {
         match c {
-            Command::Request(req, reply) => {
+            Command::Request(req, reply, id) => {
                 let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
                 let http = HttpRequest { method: &req.method, target: &req.target, headers: &headers, body: &req.body };
                 let call = self.service.handle_request(&http, now());
-                self.replies.insert(call, reply);
+                id.store(call.0, Ordering::Release);
+                if reply.is_closed() {
+                    // The connection went away before its request was handed over.
+                    self.service.handle_caller_gone(call);
+                } else {
+                    self.replies.insert(call, reply);
+                }
             }
             Command::Gone(call) => {
                 self.replies.remove(&call);
@@ -384,9 +411,14 @@ impl<S: TaskStore> Host<S> {
                 }
             }
             AgentKind::Future(exec) => {
-                let run = exec.execute(ctx, sink.clone());
-                let log = self.config.log.clone();
                 let id = e.id;
+                let for_agent = sink.clone();
+                let Ok(run) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exec.execute(ctx, for_agent))) else {
+                    self.config.log.log(Level::Error, &format!("the agent panicked starting run {}", id.0));
+                    sink.fail(FAILED);
+                    return;
+                };
+                let log = self.config.log.clone();
                 let mut run = Box::pin(async move {
                     use smol::future::FutureExt;
                     match std::panic::AssertUnwindSafe(run).catch_unwind().await {

@@ -119,6 +119,32 @@ impl Buffer {
         .await
     }
 
+    /// True when nothing is buffered.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Waits for the peer while an answer is being prepared: true when it closed the
+    /// connection (or it failed), false when it sent bytes (a pipelined request, kept in the
+    /// buffer). Cancel-safe.
+    pub async fn watch_peer<R: AsyncRead + Unpin>(&mut self, r: &mut R) -> bool {
+        !matches!(self.fill(r).await, Ok(n) if n > 0)
+    }
+
+    /// For an idle kept-alive connection: true when the peer closed it, or sent bytes no
+    /// request asked for (either way it cannot carry the next request). Never waits.
+    pub fn peer_closed<R: AsyncRead + Unpin>(&mut self, r: &mut R) -> bool {
+        if !self.data.is_empty() {
+            return true;
+        }
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let mut read = std::pin::pin!(self.fill(r));
+        match std::future::Future::poll(read.as_mut(), &mut cx) {
+            std::task::Poll::Pending => false,
+            std::task::Poll::Ready(_) => true,
+        }
+    }
+
     /// The length of the complete head at the start of the buffer, if one is there.
     fn complete_head(&self, from: usize) -> Option<usize> {
         let from = from.saturating_sub(3);
@@ -297,12 +323,6 @@ impl Buffer {
                 return Err(ReadError::Closed);
             }
         }
-    }
-
-    /// Puts bytes back in front of what is buffered (bytes a decoder could not use yet).
-    pub fn unread(&mut self, mut bytes: Vec<u8>) {
-        bytes.extend_from_slice(&self.data);
-        self.data = bytes;
     }
 
     /// Takes the buffered bytes out.

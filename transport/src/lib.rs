@@ -37,6 +37,36 @@
 //!     }
 //! }
 //! ```
+//!
+//! An agent that is not a future — the shape a C callback, a Python coroutine or a JS
+//! function takes — starts each run and returns at once; the run publishes from any thread,
+//! and the server runs on a thread of its own:
+//!
+//! ```no_run
+//! use a2a_wire::engine::MemoryStore;
+//! use a2a_wire::v1::TaskState;
+//! use a2a_wire_smol::agent::{text_part, Agent, EventSink, RequestContext};
+//! use a2a_wire_smol::{demo, host::AgentKind, RunningServer, ServerConfig};
+//! use std::sync::Arc;
+//!
+//! struct Echo;
+//! impl Agent for Echo {
+//!     fn start(&self, ctx: RequestContext, events: EventSink) {
+//!         std::thread::spawn(move || {
+//!             let artifact = a2a_wire::v1::Artifact { artifact_id: "echo".into(), parts: vec![text_part(&ctx.text())], ..Default::default() };
+//!             let _ = events.artifact(artifact, false, true);
+//!             let _ = events.status(TaskState::Completed, None);
+//!             events.finish();
+//!         });
+//!     }
+//! }
+//!
+//! let addr = "127.0.0.1:7420".parse().unwrap();
+//! let server = RunningServer::start(addr, ServerConfig::new(demo::card(addr)), AgentKind::Callback(Arc::new(Echo)), MemoryStore::new())?;
+//! // ... serve until it is time to stop:
+//! server.stop();
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -5,12 +5,12 @@
 //!
 //! Shutdown ([`ShutdownHandle::shutdown`]): the listener stops accepting, kept-alive idle
 //! connections close, the service ends every open stream and answers every waiting call
-//! (`Unavailable`), agent runs are told to stop, webhook attempts in flight finish, the store
-//! is flushed; [`Server::run`] returns when every task the server spawned has ended
+//! (`Unavailable`), agent runs are told to stop, webhook attempts in flight finish (retries
+//! not yet due are dropped, and logged), the store is flushed; [`Server::run`] returns when every task the server spawned has ended
 //! ([`ShutdownHandle::live_tasks`] counts them).
 
 use crate::agent::{Agent, AgentExecutor};
-use crate::host::{AgentKind, AuthHook, CallEvent, HostConfig, HostHandle, OwnedRequest};
+use crate::host::{AgentKind, AuthHook, CallEvent, CallHandle, HostConfig, HostHandle, OwnedRequest};
 use crate::http1::{self, Buffer, Limits, ReadError};
 use crate::io::{Rewind, TaskCount};
 use a2a_wire::engine::{MemoryStore, TaskStore};
@@ -261,9 +261,18 @@ async fn next_head(shared: &Shared, buf: &mut Buffer, stream: &mut TcpStream) ->
 }
 
 async fn serve_connection(shared: &Arc<Shared>, mut stream: TcpStream) {
+    use smol::future::FutureExt;
     let _ = stream.set_nodelay(true);
     let mut buf = Buffer::new();
-    match buf.starts_with(&mut stream, crate::grpc::PREFACE, &shared.limits).await {
+    // A connection that has not sent its first bytes yet is idle: a shutdown closes it.
+    let first = async { Some(buf.starts_with(&mut stream, crate::grpc::PREFACE, &shared.limits).await) }
+        .or(async {
+            let _ = shared.stop.recv().await;
+            None
+        })
+        .await;
+    let Some(first) = first else { return };
+    match first {
         Ok(true) => {
             let io = Rewind::new(buf.take(), stream);
             let s = shared.clone();
@@ -318,7 +327,7 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: TcpStream) {
             head.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close")) || !head.http11;
         let head_only = head.method.eq_ignore_ascii_case("HEAD");
         let req = OwnedRequest { method: head.method, target: head.target, headers: head.headers, body };
-        let ok = serve_request(shared, &mut stream, req, close, head_only).await;
+        let ok = serve_request(shared, &mut stream, &mut buf, req, close, head_only).await;
         if !ok || close {
             return;
         }
@@ -326,17 +335,48 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: TcpStream) {
 }
 
 /// Serves one HTTP/1.1 request; false when the connection must close.
-async fn serve_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: OwnedRequest, close: bool, head_only: bool) -> bool {
+async fn serve_request(
+    shared: &Arc<Shared>,
+    stream: &mut TcpStream,
+    buf: &mut Buffer,
+    req: OwnedRequest,
+    close: bool,
+    head_only: bool,
+) -> bool {
     use smol::io::AsyncWriteExt;
-    let Some(events) = shared.host.call(req).await else {
+    let Some(handle) = shared.host.call(req).await else {
         let _ = http1::write_response(stream, 503, &[], b"server stopped", true).await;
         return false;
     };
-    let mut call = None;
+    let CallHandle { ref events, .. } = handle;
     let mut out = Vec::new();
     let mut started = false;
+    // While the answer is awaited, the socket is watched: a client that goes away is
+    // reported at once (its call would otherwise hold a connection slot until the task next
+    // moves). Bytes of a pipelined next request end the watch; they stay in the buffer.
+    let mut watch = true;
     loop {
-        let Ok(first) = events.recv().await else {
+        let next = if watch {
+            use smol::future::FutureExt;
+            async { Some(events.recv().await) }
+                .or(async {
+                    match buf.watch_peer(stream).await {
+                        true => None,
+                        false => smol::future::pending().await,
+                    }
+                })
+                .await
+        } else {
+            Some(events.recv().await)
+        };
+        let Some(next) = next else {
+            if let Some(call) = handle.id() {
+                shared.host.gone(call);
+            }
+            return false;
+        };
+        watch = watch && buf.is_empty();
+        let Ok(first) = next else {
             // The host stopped in the middle of the answer.
             if started {
                 return false;
@@ -355,9 +395,8 @@ async fn serve_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: OwnedR
                 CallEvent::Answer(resp) => {
                     return http1::write_response_to(stream, resp.status, &resp.headers, &resp.body, close, head_only).await.is_ok();
                 }
-                CallEvent::Head(id, head) => {
+                CallEvent::Head(_, head) => {
                     http1::stream_head(&mut out, head.status, &head.headers);
-                    call = Some(id);
                     started = true;
                 }
                 CallEvent::Frame(bytes) => http1::frame_chunk(&mut out, &bytes),
@@ -376,7 +415,7 @@ async fn serve_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: OwnedR
         let written = stream.write_all(&out).await.is_ok() && stream.flush().await.is_ok();
         if !written {
             // The client went away: the task goes on.
-            if let Some(call) = call.filter(|_| !ended) {
+            if let Some(call) = handle.id().filter(|_| !ended) {
                 shared.host.gone(call);
             }
             return false;
@@ -396,18 +435,28 @@ async fn serve_grpc(shared: Arc<Shared>, parts: http::request::Parts, body: Vec<
         parts.headers.iter().map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
     let target = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/").to_owned();
     let req = OwnedRequest { method: parts.method.as_str().to_owned(), target, headers, body };
-    let Some(events) = shared.host.call(req).await else { return };
-    let mut call = None;
-    while let Ok(ev) = events.recv().await {
+    let Some(handle) = shared.host.call(req).await else { return };
+    loop {
+        use smol::future::FutureExt;
+        // A stream the client resets while it waits is reported at once.
+        let next = async { Some(handle.events.recv().await) }
+            .or(async {
+                responder.reset().await;
+                None
+            })
+            .await;
+        let Some(Ok(ev)) = next else {
+            if let Some(call) = handle.id().filter(|_| next.is_none()) {
+                shared.host.gone(call);
+            }
+            return;
+        };
         let sent = match ev {
             CallEvent::Answer(resp) => {
                 let _ = responder.answer(&resp);
                 return;
             }
-            CallEvent::Head(id, head) => {
-                call = Some(id);
-                responder.head(&head, false)
-            }
+            CallEvent::Head(_, head) => responder.head(&head, false),
             CallEvent::Frame(bytes) => responder.data(&bytes),
             CallEvent::End(bytes, trailers) => {
                 let _ = responder.data(&bytes).and_then(|()| responder.trailers(&trailers));
@@ -416,7 +465,7 @@ async fn serve_grpc(shared: Arc<Shared>, parts: http::request::Parts, body: Vec<
         };
         if sent.is_err() {
             // The client went away (RST_STREAM): the task goes on.
-            if let Some(call) = call {
+            if let Some(call) = handle.id() {
                 shared.host.gone(call);
             }
             return;

@@ -292,3 +292,66 @@ fn shutdown_ends_open_streams_closes_idle_connections_and_leaves_no_task_running
         assert!(smol::net::TcpStream::connect(addr).await.is_err());
     });
 }
+
+#[test]
+fn a_client_that_leaves_while_it_waits_frees_its_connection_at_once() {
+    let addr = free_addr();
+    smol::block_on(async {
+        let server = Server::bind(addr, ServerConfig::new(demo::card(addr)), Arc::new(EchoAgent::default())).await.unwrap();
+        let handle = server.shutdown_handle();
+        let running = smol::spawn(server.run());
+        let (_, mut client) = clients(addr).remove(0);
+        // A task waiting for input: a subscription to it gets its first event, then nothing.
+        let Reply::Task(asked) = client.send_message(message("need-input", None)).await.unwrap() else { panic!() };
+        let idle = handle.live_tasks();
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{{"id":"{}"}}}}"#, asked.task().id);
+        let request = format!(
+            "POST /a2a/jsonrpc HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\na2a-version: 1.0\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut conns = Vec::new();
+        for _ in 0..20 {
+            use smol::io::{AsyncReadExt, AsyncWriteExt};
+            let mut s = smol::net::TcpStream::connect(addr).await.unwrap();
+            s.write_all(request.as_bytes()).await.unwrap();
+            let mut first = [0u8; 64];
+            let n = s.read(&mut first).await.unwrap();
+            assert!(String::from_utf8_lossy(&first[..n]).starts_with("HTTP/1.1 200"));
+            conns.push(s);
+        }
+        assert!(handle.live_tasks() >= idle + 20, "{} live, {idle} before", handle.live_tasks());
+        drop(conns);
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while handle.live_tasks() > idle {
+            assert!(Instant::now() < deadline, "{} tasks still live, {idle} before", handle.live_tasks());
+            smol::Timer::after(Duration::from_millis(20)).await;
+        }
+        handle.shutdown();
+        running.await;
+    });
+}
+
+/// A future agent that panics before it even returns its future.
+struct PanicsAtOnce;
+
+impl a2a_wire_smol::agent::AgentExecutor for PanicsAtOnce {
+    fn execute(&self, _ctx: RequestContext, _events: EventSink) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+        panic!("the agent panics building its future")
+    }
+}
+
+#[test]
+fn an_agent_that_panics_building_its_future_fails_the_run_not_the_server() {
+    let addr = free_addr();
+    let server =
+        RunningServer::start(addr, ServerConfig::new(demo::card(addr)), AgentKind::Future(Arc::new(PanicsAtOnce)), MemoryStore::new())
+            .unwrap();
+    smol::block_on(async {
+        let (_, mut client) = clients(addr).remove(0);
+        for _ in 0..2 {
+            let e = client.send_message(message("hello", None)).await.unwrap_err();
+            assert!(matches!(&e, Error::A2a(ClientError::Remote(Received::A2a(a))) if a.kind() == ErrorKind::Internal), "{e}");
+        }
+    });
+    server.stop();
+}

@@ -60,7 +60,12 @@ impl<S: TaskStore> Engine<S> {
                 .filter(|r| r.sent_task_id == sent_task_id && r.sent_context_id == sent_context_id)
                 .map(|r| r.task_id.clone());
             if let Some(task_id) = retry {
-                return self.replay(call, &ctx, &tenant, &task_id, streaming, cfg.history_length, cfg.return_immediately);
+                if self.store.get(&task_id).is_some() || self.runs.contains_key(&task_id) {
+                    return self.replay(call, &ctx, &tenant, &task_id, streaming, cfg.history_length, cfg.return_immediately);
+                }
+                // The first send never created its task (its run was lost in a restart before
+                // the agent's first event): this one is the message, not a retry of it.
+                self.store.forget_message(&key);
             }
             key
         } else {

@@ -389,12 +389,26 @@ impl<S: TaskStore> Engine<S> {
         RunId(self.next_run)
     }
 
-    /// Makes `run` the current run of its task (a run it replaces can no longer change it).
+    /// Makes `run` the current run of its task. A run it replaces can no longer change the
+    /// task: it is told to stop, and whoever waited for its turn to end (its blocking caller,
+    /// the stream it started) now waits for the new run's turn, so no one is left waiting for
+    /// the end of a run that will never be heard of again.
     fn insert_run(&mut self, task_id: &str, run: Run) {
-        self.run_tasks.insert(run.id, String::from(task_id));
-        if let Some(old) = self.runs.insert(String::from(task_id), run) {
-            self.run_tasks.remove(&old.id);
+        let new = run.id;
+        self.run_tasks.insert(new, String::from(task_id));
+        let Some(old) = self.runs.insert(String::from(task_id), run) else { return };
+        self.run_tasks.remove(&old.id);
+        for w in self.waiters.get_mut(task_id).into_iter().flatten() {
+            if w.run == Some(old.id) {
+                w.run = Some(new);
+            }
         }
+        for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
+            if let Some(s) = self.streams.get_mut(&call).filter(|s| s.origin == Some(old.id)) {
+                s.origin = Some(new);
+            }
+        }
+        self.out.push_back(Output::CancelExecution { run: old.id, task_id: String::from(task_id) });
     }
 
     fn remove_run(&mut self, task_id: &str) -> Option<Run> {

@@ -203,7 +203,9 @@ impl<S: TaskStore> Engine<S> {
     pub fn handle_run_end(&mut self, run: RunId, end: RunEnd, now: Timestamp) {
         let Some(task_id) = self.run_tasks.get(&run).cloned() else { return };
         if let RunEnd::Failed(text) = &end {
-            let settled_already = self.store.get(&task_id).is_some_and(|t| is_terminal(t.record.state()));
+            // A task that already settled (finished, or waiting for its client) keeps its
+            // state: the run had handed it over before it failed.
+            let settled_already = self.store.get(&task_id).is_some_and(|t| settled(t.record.state()));
             if self.store.get(&task_id).is_some() && !settled_already {
                 let reply = v1::Message {
                     message_id: format!("{task_id}-failure-{}", run.0),

@@ -297,6 +297,11 @@ impl<S: TaskStore> Service<S> {
         self.calls.len()
     }
 
+    /// Webhook deliveries in flight or waiting for a retry.
+    pub fn pending_webhooks(&self) -> usize {
+        self.deliveries.pending()
+    }
+
     /// True when nothing is in flight: no call, no webhook delivery, no output waiting. A
     /// host that shut the service down may stop once it is idle.
     pub fn is_idle(&self) -> bool {
@@ -414,6 +419,9 @@ impl<S: TaskStore> Service<S> {
     /// The subscriber of stream `call` fell behind the host's buffer: the stream ends now
     /// with an `Unavailable` error event (see the module docs).
     pub fn handle_slow_consumer(&mut self, call: CallId) {
+        if !matches!(self.calls.get(&call), Some(Pending::Stream { .. })) {
+            return;
+        }
         let Some(Pending::Stream { call: c, started }) = self.calls.remove(&call) else { return };
         self.engine.handle_call_closed(call);
         let e = unavailable("this subscriber fell behind the stream and was cut off; resubscribe to continue from the current task");
@@ -446,6 +454,17 @@ impl<S: TaskStore> Service<S> {
             return;
         }
         self.shutting_down = true;
+        // What the engine already decided comes out first (a run it started is then known to
+        // the host before it is told to stop).
+        if self.needs_flush {
+            self.needs_flush = false;
+            if let Err(e) = self.engine.flush_store() {
+                self.log.log(Level::Error, &format!("{e}; the calls it carried are answered with an internal error"));
+            }
+        }
+        while let Some(o) = self.engine.poll_output() {
+            self.translate(o);
+        }
         let e = unavailable("the server is shutting down");
         for (id, pending) in core::mem::take(&mut self.calls) {
             self.engine.handle_call_closed(id);
