@@ -167,7 +167,7 @@ impl<V: core::fmt::Debug> core::fmt::Debug for IdMap<V> {
     }
 }
 
-/// Tasks in memory: hash maps by id (see [`IdMap`]; a B-tree of string keys costs a pointer
+/// Tasks in memory: hash maps by id (see `IdMap`; a B-tree of string keys costs a pointer
 /// chase to a key's bytes at every comparison, which dominated the request path at a few
 /// hundred thousand tasks). Tasks are boxed so that growing the map moves pointers, not
 /// task records.

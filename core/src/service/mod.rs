@@ -216,7 +216,20 @@ enum Pending {
     Stream { call: Call, started: bool },
 }
 
-/// The whole server, sans-IO. See the module docs.
+/// The whole server, sans-IO. A host drives it like this (the module docs say more):
+///
+/// ```text
+/// loop {
+///     feed one input, with the time now:
+///         handle_request | handle_authenticated | handle_agent_event | handle_run_end
+///         | handle_caller_gone | handle_slow_consumer | handle_webhook_result | handle_timeout
+///     while let Some(out) = service.poll_output() {
+///         carry it out, in order: write an Answer or a stream's Head / Frames / End;
+///         start or cancel a run; attempt a webhook; judge an Authenticate
+///     }
+///     wait for the next input, or until service.poll_timeout()
+/// }
+/// ```
 pub struct Service<S: TaskStore = MemoryStore> {
     endpoint: Endpoint,
     engine: Engine<S>,

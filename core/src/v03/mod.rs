@@ -20,7 +20,7 @@
 //! Where the type is not known (stream events, `message/send` results, parts), `kind`
 //! decides.
 //!
-//! Translation: [`ToV1`] and [`ToV03`]; see [`convert`] for every lossy case.
+//! Translation: [`ToV1`] and [`ToV03`]; [`LossKind`] lists every lossy case.
 
 pub mod by_name;
 mod convert;
