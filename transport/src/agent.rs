@@ -166,10 +166,9 @@ pub struct EventSink {
 }
 
 impl EventSink {
-    pub(crate) fn new(run: RunId, queue: RunQueue) -> (EventSink, Arc<SinkState>) {
-        let state = Arc::new(SinkState::default());
-        let inner = SinkInner { run, queue, state: state.clone(), ended: AtomicBool::new(false) };
-        (EventSink { inner: Arc::new(inner) }, state)
+    pub(crate) fn new(run: RunId, queue: RunQueue) -> EventSink {
+        let inner = SinkInner { run, queue, state: Arc::new(SinkState::default()), ended: AtomicBool::new(false) };
+        EventSink { inner: Arc::new(inner) }
     }
 
     /// The run.

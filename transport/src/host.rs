@@ -15,7 +15,7 @@
 //! - a stream whose client reads slower than its events come is cut off once
 //!   `stream_queue` frames wait (the service's documented policy for slow subscribers).
 
-use crate::agent::{Agent, AgentExecutor, CancelToken, EventSink, RequestContext, RunMessage, RunQueue, SinkState};
+use crate::agent::{Agent, AgentExecutor, CancelToken, EventSink, RequestContext, RunMessage, RunQueue};
 use crate::io::TaskCount;
 use a2a_wire::engine::{CallId, RunId, TaskStore};
 use a2a_wire::error::{A2aError, ErrorKind};
@@ -69,8 +69,8 @@ pub struct OwnedRequest {
 pub enum CallEvent {
     /// A whole answer; the call is over.
     Answer(HttpResponse),
-    /// A stream's head, with the call's id (to report the caller gone).
-    Head(CallId, HttpResponse),
+    /// A stream's head.
+    Head(HttpResponse),
     /// A stream frame.
     Frame(Vec<u8>),
     /// The stream's last bytes and trailers; the call is over.
@@ -322,7 +322,7 @@ impl<S: TaskStore> Host<S> {
                         let _ = r.try_send(CallEvent::Answer(response));
                     }
                 }
-                Output::StreamHead { call, head } => self.to_stream(call, CallEvent::Head(call, head)),
+                Output::StreamHead { call, head } => self.to_stream(call, CallEvent::Head(head)),
                 Output::StreamFrame { call, bytes } => {
                     let behind = self.replies.get(&call).is_some_and(|r| r.len() >= self.handle.stream_queue + 1);
                     if behind {
@@ -389,7 +389,7 @@ impl<S: TaskStore> Host<S> {
         let e = start.execution;
         let cancel = CancelToken::default();
         self.cancels.insert(e.id, cancel.clone());
-        let (sink, _state): (EventSink, Arc<SinkState>) = EventSink::new(e.id, self.run_queue.clone());
+        let sink = EventSink::new(e.id, self.run_queue.clone());
         let ctx = RequestContext {
             run: e.id,
             task_id: e.task_id,
@@ -401,7 +401,7 @@ impl<S: TaskStore> Host<S> {
             call: e.context,
             cancel,
         };
-        const FAILED: &str = "The agent failed while working on this task.";
+        use a2a_wire::engine::AGENT_FAILED as FAILED;
         match self.config.agent.clone() {
             AgentKind::Callback(agent) => {
                 let for_agent = sink.clone();

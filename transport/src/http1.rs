@@ -625,26 +625,6 @@ pub fn stream_head(out: &mut Vec<u8>, status: u16, headers: &[(String, String)])
     out.extend_from_slice(b"transfer-encoding: chunked\r\n\r\n");
 }
 
-/// Writes the head of a chunked (streaming) response.
-pub async fn write_stream_head<W: AsyncWrite + Unpin>(w: &mut W, status: u16, headers: &[(String, String)]) -> std::io::Result<()> {
-    let mut out = Vec::with_capacity(256);
-    status_line_and_headers(&mut out, status, headers);
-    out.extend_from_slice(b"transfer-encoding: chunked\r\n\r\n");
-    w.write_all(&out).await?;
-    w.flush().await
-}
-
-/// Writes one chunk and flushes it (one SSE event per flush).
-pub async fn write_chunk<W: AsyncWrite + Unpin>(w: &mut W, data: &[u8]) -> std::io::Result<()> {
-    if data.is_empty() {
-        return Ok(());
-    }
-    let mut out = Vec::with_capacity(data.len() + 16);
-    frame_chunk(&mut out, data);
-    w.write_all(&out).await?;
-    w.flush().await
-}
-
 /// Appends `data` as one chunk of a chunked body (nothing for empty data: an empty chunk
 /// would end the body).
 pub fn frame_chunk(out: &mut Vec<u8>, data: &[u8]) {
@@ -660,12 +640,6 @@ pub fn frame_chunk(out: &mut Vec<u8>, data: &[u8]) {
 
 /// The last chunk of a chunked body (no trailers).
 pub const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
-
-/// Ends a chunked body.
-pub async fn write_last_chunk<W: AsyncWrite + Unpin>(w: &mut W) -> std::io::Result<()> {
-    w.write_all(LAST_CHUNK).await?;
-    w.flush().await
-}
 
 /// Writes a request (client side).
 pub async fn write_request<W: AsyncWrite + Unpin>(

@@ -395,7 +395,7 @@ async fn serve_request(
                 CallEvent::Answer(resp) => {
                     return http1::write_response_to(stream, resp.status, &resp.headers, &resp.body, close, head_only).await.is_ok();
                 }
-                CallEvent::Head(_, head) => {
+                CallEvent::Head(head) => {
                     http1::stream_head(&mut out, head.status, &head.headers);
                     started = true;
                 }
@@ -456,7 +456,7 @@ async fn serve_grpc(shared: Arc<Shared>, parts: http::request::Parts, body: Vec<
                 let _ = responder.answer(&resp);
                 return;
             }
-            CallEvent::Head(_, head) => responder.head(&head, false),
+            CallEvent::Head(head) => responder.head(&head, false),
             CallEvent::Frame(bytes) => responder.data(&bytes),
             CallEvent::End(bytes, trailers) => {
                 let _ = responder.data(&bytes).and_then(|()| responder.trailers(&trailers));

@@ -194,12 +194,12 @@ impl<S: TaskStore> Engine<S> {
                 self.attach(call, task_id, false, history_length, false, None);
             }
             Ok(())
-        } else if let Some(run) = self.runs.get(task_id).map(|r| r.id) {
-            // The first send is still waiting for the agent's first event: wait with it.
-            self.attach(call, task_id, streaming, history_length, immediate, Some(run));
-            Ok(())
         } else {
-            Err(A2aError::invalid_field("message.messageId", "this messageId was already used"))
+            // The first send is still waiting for the agent's first event (the caller made
+            // sure the task or its run exists): wait with it.
+            let run = self.runs.get(task_id).map(|r| r.id);
+            self.attach(call, task_id, streaming, history_length, immediate, run);
+            Ok(())
         }
     }
 

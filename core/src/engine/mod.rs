@@ -128,6 +128,10 @@ pub enum AgentEvent {
     Message(v1::Message),
 }
 
+/// The status text of a task whose run panicked or crashed (hosts use it, so that every
+/// binding fails such a task with the same words and no internal detail).
+pub const AGENT_FAILED: &str = "The agent failed while working on this task.";
+
 /// How an agent run ended.
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -73,24 +73,9 @@ impl<S: TaskStore> Engine<S> {
         }
     }
 
-    /// Every call still open: streams and calls waiting for their task (for a host that
-    /// shuts down and must end them).
-    pub fn open_calls(&self) -> Vec<CallId> {
-        let mut calls: Vec<CallId> = self.streams.keys().copied().collect();
-        calls.extend(self.waiters.values().flatten().map(|w| w.call));
-        calls.sort_unstable();
-        calls.dedup();
-        calls
-    }
-
     /// Every current run and its task.
     pub fn current_runs(&self) -> Vec<(RunId, String)> {
         self.runs.iter().map(|(task, r)| (r.id, task.clone())).collect()
-    }
-
-    /// True when `call` is a stream the engine still feeds.
-    pub fn is_open_stream(&self, call: CallId) -> bool {
-        self.streams.contains_key(&call)
     }
 
     pub(super) fn end_stream(&mut self, call: CallId, error: Option<A2aError>) {
