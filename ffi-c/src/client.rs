@@ -1,0 +1,238 @@
+//! The ready client: blocking calls over the smol transport (HTTP/1.1, HTTP/2 for gRPC)
+//! for the eleven operations, with stream events through an iterator handle or a callback.
+//! A client is used by one thread at a time (it may move between threads); each call
+//! blocks that thread until the answer (or a time limit).
+
+use crate::codec::{a2a_interface, support};
+use crate::core_client::operation;
+use crate::{a2a_bytes, a2a_error, a2a_result, a2a_str, arg, arg_mut, box_out, bytes_out, guard, guard_value, out, str_arg};
+use a2a::codec::json;
+use a2a::v1;
+use a2a_wire_smol::{Client, ClientOptions, EventStream};
+use core::ffi::{c_char, c_void};
+use std::time::Duration;
+
+/// A connected client. Free it with `a2a_client_free`.
+pub struct a2a_client {
+    inner: Client,
+    iface: a2a_interface,
+    card_json: Vec<u8>,
+}
+
+/// Fetches the Agent Card from `url` (the agent's base URL or its card URL) and selects the
+/// interface to use (`bindings`, `versions`: comma-separated preferences as in
+/// `a2a_select_interface`; NULL for all). `timeout_ms` bounds each call (0: 30 s).
+/// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails.
+#[no_mangle]
+pub extern "C" fn a2a_client_connect(
+    url: *const c_char,
+    url_len: usize,
+    bindings: *const c_char,
+    bindings_len: usize,
+    versions: *const c_char,
+    versions_len: usize,
+    timeout_ms: u32,
+    client_out: *mut *mut a2a_client,
+) -> a2a_result {
+    guard(|| {
+        let o = out(client_out, "client_out")?;
+        let u = str_arg(url, url_len, "url")?;
+        let s = support(crate::opt_str_arg(bindings, bindings_len, "bindings")?, crate::opt_str_arg(versions, versions_len, "versions")?)?;
+        let mut options = ClientOptions::default();
+        if timeout_ms > 0 {
+            options.deadline = Duration::from_millis(u64::from(timeout_ms));
+            options.connect_timeout = options.connect_timeout.min(options.deadline);
+        }
+        let (client, card) = smol::block_on(Client::connect_with(u, &s, options)).map_err(a2a_error::transport)?;
+        let card_json = json::encode(&card).unwrap_or_default();
+        let iface = a2a_interface::new(client.interface().clone());
+        box_out(o, a2a_client { inner: client, iface, card_json });
+        Ok(())
+    })
+}
+
+/// The interface the client uses, borrowed from it.
+#[no_mangle]
+pub extern "C" fn a2a_client_interface(client: *const a2a_client) -> *const a2a_interface {
+    guard_value(core::ptr::null(), || arg(client, "client").map_or(core::ptr::null(), |c| &c.iface as *const a2a_interface))
+}
+
+/// The agent's card as fetched (v1.0 ProtoJSON), borrowed from the client.
+#[no_mangle]
+pub extern "C" fn a2a_client_card_json(client: *const a2a_client) -> a2a_str {
+    guard_value(a2a_str::of(b""), || a2a_str::of(arg(client, "client").map_or(&b""[..], |c| c.card_json.as_slice())))
+}
+
+/// Calls a unary operation (`method`: an `a2a_method`; `params_json`: its v1.0 request as
+/// ProtoJSON, NULL/0 for defaults) and writes the answer's ProtoJSON to `*response_out`
+/// (`SendMessageResponse`, `Task`, `ListTasksResponse`, a push config or list, `{}` for a
+/// deletion, the `AgentCard`). The server's error is `A2A_RESULT_A2A_ERROR` (or
+/// `A2A_RESULT_NOT_A2A`) with `a2a_error_last()`.
+#[no_mangle]
+pub extern "C" fn a2a_client_call(
+    client: *mut a2a_client,
+    method: u32,
+    params_json: *const u8,
+    params_json_len: usize,
+    response_out: *mut *mut a2a_bytes,
+) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(client, "client")?;
+        let o = out(response_out, "response_out")?;
+        let op = operation(method, params_json, params_json_len)?;
+        if op.method().is_streaming() {
+            return Err(crate::invalid("a streaming method: use a2a_client_stream"));
+        }
+        let r = smol::block_on(c.inner.call(op)).map_err(a2a_error::transport)?;
+        let mut bytes = Vec::new();
+        r.to_json(&mut bytes).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
+        bytes_out(o, bytes);
+        Ok(())
+    })
+}
+
+fn message_id() -> String {
+    let mut b = [0u8; 16];
+    // Without OS randomness the id is still unique enough for one process: the time.
+    if getrandom::fill(&mut b).is_err() {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        b = t.as_nanos().to_le_bytes();
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Sends a user message with one text part (SendMessage) and writes the answer's ProtoJSON
+/// (`lf.a2a.v1.SendMessageResponse`: a `task` or a `message`) to `*response_out`.
+#[no_mangle]
+pub extern "C" fn a2a_client_send_text(
+    client: *mut a2a_client,
+    text: *const c_char,
+    text_len: usize,
+    response_out: *mut *mut a2a_bytes,
+) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(client, "client")?;
+        let o = out(response_out, "response_out")?;
+        let t = str_arg(text, text_len, "text")?;
+        let message = v1::Message {
+            message_id: message_id(),
+            role: v1::Role::User as i32,
+            parts: vec![a2a_wire_smol::agent::text_part(t)],
+            ..Default::default()
+        };
+        let req = v1::SendMessageRequest { message: Some(message), ..Default::default() };
+        let op = a2a::op::Operation::Task(a2a::op::Request::SendMessage(req));
+        let r = smol::block_on(c.inner.call(op)).map_err(a2a_error::transport)?;
+        let mut bytes = Vec::new();
+        r.to_json(&mut bytes).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
+        bytes_out(o, bytes);
+        Ok(())
+    })
+}
+
+/// The events of one stream. Free it with `a2a_stream_free` (closing the connection if the
+/// stream is not over).
+pub struct a2a_stream {
+    inner: Option<EventStream>,
+}
+
+fn open(c: &mut a2a_client, method: u32, params_json: *const u8, params_json_len: usize) -> Result<EventStream, a2a_error> {
+    let op = operation(method, params_json, params_json_len)?;
+    if !op.method().is_streaming() {
+        return Err(crate::invalid("not a streaming method: use a2a_client_call"));
+    }
+    smol::block_on(c.inner.stream(op)).map_err(a2a_error::transport)
+}
+
+/// Opens a stream (`SendStreamingMessage`, `SubscribeToTask`); read it with
+/// `a2a_stream_next`. The stream owns its connection: the client may make other calls
+/// meanwhile.
+#[no_mangle]
+pub extern "C" fn a2a_client_stream(
+    client: *mut a2a_client,
+    method: u32,
+    params_json: *const u8,
+    params_json_len: usize,
+    stream_out: *mut *mut a2a_stream,
+) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(client, "client")?;
+        let o = out(stream_out, "stream_out")?;
+        let s = open(c, method, params_json, params_json_len)?;
+        box_out(o, a2a_stream { inner: Some(s) });
+        Ok(())
+    })
+}
+
+/// Waits for the next event and writes its ProtoJSON (`lf.a2a.v1.StreamResponse`) to
+/// `*event_out`; `A2A_RESULT_NONE` when the stream ended normally; an error when it failed
+/// (after which it gives `A2A_RESULT_NONE`).
+#[no_mangle]
+pub extern "C" fn a2a_stream_next(stream: *mut a2a_stream, event_out: *mut *mut a2a_bytes) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(stream, "stream")?;
+        let o = out(event_out, "event_out")?;
+        let ended = || a2a_error::local(a2a_result::None, String::from("the stream is over"));
+        let es = s.inner.as_mut().ok_or_else(ended)?;
+        match smol::block_on(es.next()) {
+            Some(Ok(ev)) => {
+                bytes_out(o, json::encode(&ev).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?);
+                Ok(())
+            }
+            Some(Err(e)) => {
+                s.inner = None;
+                Err(a2a_error::transport(e))
+            }
+            None => {
+                s.inner = None;
+                Err(ended())
+            }
+        }
+    })
+}
+
+/// Frees a stream; NULL does nothing.
+#[no_mangle]
+pub extern "C" fn a2a_stream_free(stream: *mut a2a_stream) {
+    guard_value((), || crate::free_box(stream))
+}
+
+/// Receives one stream event: its ProtoJSON (`lf.a2a.v1.StreamResponse`), borrowed for the
+/// call. Return true to go on, false to stop reading.
+pub type a2a_event_callback = Option<unsafe extern "C" fn(userdata: *mut c_void, event_json: *const u8, event_json_len: usize) -> bool>;
+
+/// Opens a stream and calls `callback` for each event, on this thread, until the stream
+/// ends (`A2A_RESULT_OK`), fails (its error), or the callback returns false
+/// (`A2A_RESULT_OK`).
+#[no_mangle]
+pub extern "C" fn a2a_client_stream_each(
+    client: *mut a2a_client,
+    method: u32,
+    params_json: *const u8,
+    params_json_len: usize,
+    callback: a2a_event_callback,
+    userdata: *mut c_void,
+) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(client, "client")?;
+        let cb = callback.ok_or_else(|| crate::null("callback"))?;
+        let mut s = open(c, method, params_json, params_json_len)?;
+        smol::block_on(async {
+            while let Some(ev) = s.next().await {
+                let ev = ev.map_err(a2a_error::transport)?;
+                let bytes = json::encode(&ev).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
+                // SAFETY: the caller's callback, with a buffer valid for the call.
+                if !unsafe { cb(userdata, bytes.as_ptr(), bytes.len()) } {
+                    break;
+                }
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Frees a client (closing its connections); NULL does nothing.
+#[no_mangle]
+pub extern "C" fn a2a_client_free(client: *mut a2a_client) {
+    guard_value((), || crate::free_box(client))
+}

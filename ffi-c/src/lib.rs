@@ -1,0 +1,318 @@
+//! The C ABI of a2a-wire (`liba2a_wire`, header `a2a_wire.h`), in the manner of rustls-ffi.
+//!
+//! Nothing here decides protocol: every function maps C types to the core
+//! (`a2a_wire::service`, `a2a_wire::client`, the codecs) or to the smol transport's host of
+//! non-future agents, and back.
+//!
+//! Conventions, for every exported function:
+//! - opaque handle types with `_new`/`_free` pairs (a `_free` takes NULL and does nothing);
+//! - inputs before outputs; every buffer is followed by its length; strings are UTF-8 with an
+//!   explicit length (invalid UTF-8 is `A2A_RESULT_INVALID_UTF8`), never NUL-terminated
+//!   unless the name says `_cstr`;
+//! - every pointer is NULL-checked (`A2A_RESULT_NULL_PARAMETER`); a NULL data pointer is
+//!   accepted only with a length of 0;
+//! - outputs are written only when the call returns `A2A_RESULT_OK`;
+//! - a panic inside becomes `A2A_RESULT_PANIC` (never an abort, never unwinding into C);
+//! - after any failed call, `a2a_error_last()` describes the failure on the calling thread
+//!   (the A2A error kind, its JSON-RPC code, HTTP status, gRPC status, reason, message and
+//!   metadata; for a decode failure the JSON path).
+
+#![allow(non_camel_case_types)]
+#![allow(clippy::missing_safety_doc)]
+#![warn(missing_docs)]
+
+pub mod client;
+pub mod codec;
+pub mod core_client;
+pub mod error;
+pub mod server;
+pub mod service;
+
+pub use error::a2a_error;
+
+use a2a::proto::google::protobuf::Timestamp;
+use core::ffi::c_char;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// The result of every fallible call. The values are stable and never reused.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum a2a_result {
+    /// Success; the outputs were written.
+    Ok = 0,
+    /// A required pointer was NULL (or a data pointer was NULL with a length above 0).
+    NullParameter = 1,
+    /// A string was not UTF-8.
+    InvalidUtf8 = 2,
+    /// The library panicked (a bug); the call had no effect that can be relied on.
+    Panic = 3,
+    /// An A2A error: `a2a_error_last()` has its kind, codes, reason, message and metadata.
+    A2aError = 4,
+    /// The bytes did not decode as the message (`a2a_error_last()` names the JSON path).
+    Decode = 5,
+    /// No message type of that name.
+    UnknownType = 6,
+    /// An argument is out of range (an enum value, an address, a size).
+    InvalidArgument = 7,
+    /// The run was already ended (`a2a_sink_finish` / `a2a_sink_fail` called before).
+    AlreadyEnded = 8,
+    /// Nothing to return: no output waiting, no timer set, the stream is over.
+    None = 9,
+    /// The connection failed (connect, read, write).
+    Transport = 10,
+    /// A time limit passed.
+    Timeout = 11,
+    /// The peer's answer breaks the protocol.
+    Protocol = 12,
+    /// The peer answered with an error that has no A2A meaning (a proxy's bare 404); never
+    /// to be read as TaskNotFound. `a2a_error_last()` has the status.
+    NotA2a = 13,
+    /// The system refused (binding a port, starting a thread).
+    Io = 14,
+    /// A v0.3 ⇄ v1.0 translation was refused (`a2a_error_last()` names the path).
+    Conversion = 15,
+    /// The output buffer is too small; nothing was written.
+    InsufficientSize = 16,
+    /// The call does not fit the handle's state (an accessor of another output kind, an
+    /// exchange fed out of order).
+    WrongState = 17,
+    /// The Agent Card is invalid, or none of its interfaces is usable.
+    Card = 18,
+    /// The request cannot be expressed on the selected interface (e.g. ListTasks in v0.3).
+    Local = 19,
+}
+
+/// A borrowed UTF-8 string (or byte string): `data` is not NUL-terminated. Valid as long as
+/// the handle it was read from, unless the function says otherwise.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct a2a_str {
+    /// The bytes (never NULL; an empty string points at a static empty buffer).
+    pub data: *const c_char,
+    /// Their number.
+    pub len: usize,
+}
+
+impl a2a_str {
+    pub(crate) fn of(s: &[u8]) -> a2a_str {
+        if s.is_empty() {
+            return a2a_str { data: c"".as_ptr(), len: 0 };
+        }
+        a2a_str { data: s.as_ptr().cast(), len: s.len() }
+    }
+}
+
+/// A header field given to the library: name and value with their lengths.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct a2a_header {
+    /// Field name (UTF-8).
+    pub name: *const c_char,
+    /// Its length.
+    pub name_len: usize,
+    /// Field value (UTF-8).
+    pub value: *const c_char,
+    /// Its length.
+    pub value_len: usize,
+}
+
+/// An owned byte buffer the library returns (encoded messages, JSON). Free it with
+/// `a2a_bytes_free`; read it with `a2a_bytes_data` / `a2a_bytes_len`.
+pub struct a2a_bytes {
+    pub(crate) bytes: Vec<u8>,
+}
+
+pub(crate) fn bytes_out(out: &mut *mut a2a_bytes, bytes: Vec<u8>) {
+    *out = Box::into_raw(Box::new(a2a_bytes { bytes }));
+}
+
+/// The bytes of `b` (NULL when `b` is NULL). Valid until `a2a_bytes_free(b)`. Any thread.
+#[no_mangle]
+pub extern "C" fn a2a_bytes_data(b: *const a2a_bytes) -> *const u8 {
+    guard_value(core::ptr::null(), || match unsafe { b.as_ref() } {
+        Some(b) if !b.bytes.is_empty() => b.bytes.as_ptr(),
+        Some(_) => c"".as_ptr().cast(),
+        None => core::ptr::null(),
+    })
+}
+
+/// The number of bytes in `b` (0 when `b` is NULL). Any thread.
+#[no_mangle]
+pub extern "C" fn a2a_bytes_len(b: *const a2a_bytes) -> usize {
+    guard_value(0, || unsafe { b.as_ref() }.map_or(0, |b| b.bytes.len()))
+}
+
+/// Frees a buffer the library returned; NULL does nothing. Any thread, once.
+#[no_mangle]
+pub extern "C" fn a2a_bytes_free(b: *mut a2a_bytes) {
+    guard_value((), || {
+        if !b.is_null() {
+            // SAFETY: `b` came from `bytes_out` (Box::into_raw) and is freed once, as documented.
+            drop(unsafe { Box::from_raw(b) });
+        }
+    })
+}
+
+/// The library's version, `MAJOR.MINOR.PATCH`, as a NUL-terminated static string (equal to
+/// the header's `A2A_WIRE_VERSION`). Any thread.
+#[no_mangle]
+pub extern "C" fn a2a_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// A short description of `result`, as a NUL-terminated static string ("unknown result" for
+/// a value this library does not define). Any thread.
+#[no_mangle]
+pub extern "C" fn a2a_result_message(result: u32) -> *const c_char {
+    let s: &'static core::ffi::CStr = match result {
+        0 => c"success",
+        1 => c"a required pointer was NULL",
+        2 => c"a string is not valid UTF-8",
+        3 => c"a2a-wire panicked (a bug); please report it",
+        4 => c"an A2A error (see a2a_error_last)",
+        5 => c"the bytes do not decode as the message",
+        6 => c"no message type of that name",
+        7 => c"an argument is out of range",
+        8 => c"the run already ended",
+        9 => c"nothing to return",
+        10 => c"the connection failed",
+        11 => c"a time limit passed",
+        12 => c"the peer's answer breaks the A2A protocol",
+        13 => c"the peer answered with an error that has no A2A meaning",
+        14 => c"the system refused the operation",
+        15 => c"the v0.3 / v1.0 translation was refused",
+        16 => c"the output buffer is too small",
+        17 => c"the call does not fit the handle's state",
+        18 => c"the Agent Card is invalid or has no usable interface",
+        19 => c"the request cannot be expressed on the selected interface",
+        _ => c"unknown result",
+    };
+    s.as_ptr()
+}
+
+// ---------------------------------------------------------------- the panic boundary
+
+/// Runs `f` behind the panic boundary: its failure (or a panic) becomes the thread's last
+/// error and the returned result.
+pub(crate) fn guard(f: impl FnOnce() -> Result<(), a2a_error>) -> a2a_result {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => a2a_result::Ok,
+        Ok(Err(e)) => {
+            let r = e.result;
+            error::set_last(e);
+            r
+        }
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| String::from(*s))
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            error::set_last(a2a_error::local(a2a_result::Panic, format!("a2a-wire panicked: {what}")));
+            a2a_result::Panic
+        }
+    }
+}
+
+/// Runs an infallible `f` behind the panic boundary; `fallback` if it panics.
+pub(crate) fn guard_value<T>(fallback: T, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
+}
+
+// ---------------------------------------------------------------- argument checks
+
+pub(crate) fn null(name: &str) -> a2a_error {
+    a2a_error::local(a2a_result::NullParameter, format!("`{name}` is NULL"))
+}
+
+pub(crate) fn invalid(message: impl Into<String>) -> a2a_error {
+    a2a_error::local(a2a_result::InvalidArgument, message.into())
+}
+
+/// A handle argument.
+pub(crate) fn arg<'a, T>(p: *const T, name: &str) -> Result<&'a T, a2a_error> {
+    // SAFETY: the caller passes NULL or a pointer to a live `T` (the header's contract).
+    unsafe { p.as_ref() }.ok_or_else(|| null(name))
+}
+
+/// A handle argument the call changes.
+pub(crate) fn arg_mut<'a, T>(p: *mut T, name: &str) -> Result<&'a mut T, a2a_error> {
+    // SAFETY: as `arg`; the header says the handle must not be used by two threads at once.
+    unsafe { p.as_mut() }.ok_or_else(|| null(name))
+}
+
+/// An output pointer.
+pub(crate) fn out<'a, T>(p: *mut T, name: &str) -> Result<&'a mut T, a2a_error> {
+    // SAFETY: the caller passes NULL or a pointer to writable storage for a `T`.
+    unsafe { p.as_mut() }.ok_or_else(|| null(name))
+}
+
+/// A buffer argument (NULL only with length 0).
+pub(crate) fn bytes_arg<'a>(p: *const u8, len: usize, name: &str) -> Result<&'a [u8], a2a_error> {
+    if p.is_null() {
+        return if len == 0 { Ok(&[]) } else { Err(null(name)) };
+    }
+    if len > isize::MAX as usize {
+        return Err(invalid(format!("`{name}_len` is larger than any buffer")));
+    }
+    // SAFETY: the caller passes `len` readable bytes at `p` (the header's contract).
+    Ok(unsafe { core::slice::from_raw_parts(p, len) })
+}
+
+/// A UTF-8 string argument.
+pub(crate) fn str_arg<'a>(p: *const c_char, len: usize, name: &str) -> Result<&'a str, a2a_error> {
+    let b = bytes_arg(p.cast(), len, name)?;
+    core::str::from_utf8(b).map_err(|e| a2a_error::local(a2a_result::InvalidUtf8, format!("`{name}` is not UTF-8: {e}")))
+}
+
+/// An optional UTF-8 string argument (NULL = absent).
+pub(crate) fn opt_str_arg<'a>(p: *const c_char, len: usize, name: &str) -> Result<Option<&'a str>, a2a_error> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    str_arg(p, len, name).map(Some)
+}
+
+/// An array of header fields.
+pub(crate) fn headers_arg(p: *const a2a_header, n: usize, name: &str) -> Result<Vec<(String, String)>, a2a_error> {
+    if p.is_null() {
+        return if n == 0 { Ok(Vec::new()) } else { Err(null(name)) };
+    }
+    if n > isize::MAX as usize / core::mem::size_of::<a2a_header>() {
+        return Err(invalid(format!("`{name}_len` is larger than any array")));
+    }
+    // SAFETY: the caller passes `n` header structs at `p`.
+    let hs = unsafe { core::slice::from_raw_parts(p, n) };
+    hs.iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let k = str_arg(h.name, h.name_len, &format!("{name}[{i}].name"))?;
+            let v = str_arg(h.value, h.value_len, &format!("{name}[{i}].value"))?;
+            Ok((String::from(k), String::from(v)))
+        })
+        .collect()
+}
+
+/// Unix milliseconds as a protobuf timestamp.
+pub(crate) fn timestamp(ms: i64) -> Timestamp {
+    // rem_euclid(1000) is in 0..1000, so the nanos fit an i32.
+    Timestamp { seconds: ms.div_euclid(1000), nanos: (ms.rem_euclid(1000) * 1_000_000) as i32 }
+}
+
+/// A protobuf timestamp as Unix milliseconds (saturating).
+pub(crate) fn millis(t: &Timestamp) -> i64 {
+    t.seconds.saturating_mul(1000).saturating_add(i64::from(t.nanos) / 1_000_000)
+}
+
+/// Frees a boxed handle; NULL does nothing.
+pub(crate) fn free_box<T>(p: *mut T) {
+    if !p.is_null() {
+        // SAFETY: `p` came from Box::into_raw in this library and is freed once (documented).
+        drop(unsafe { Box::from_raw(p) });
+    }
+}
+
+/// Writes a boxed handle to an output pointer.
+pub(crate) fn box_out<T>(out: &mut *mut T, v: T) {
+    *out = Box::into_raw(Box::new(v));
+}

@@ -1,0 +1,354 @@
+//! The ready server: the smol transport (HTTP/1.1 and HTTP/2, JSON-RPC, HTTP+JSON, gRPC,
+//! SSE, the card) on a thread of its own, with an agent written in C — a start callback
+//! that receives the run and a sink, and a cancel callback.
+
+use crate::service::{a2a_run, message_arg, status_event};
+use crate::{a2a_error, a2a_result, arg, box_out, bytes_arg, guard, guard_value, invalid, out, str_arg};
+use a2a::engine::{AgentEvent, MemoryStore, RunId};
+use a2a::v1;
+use a2a_wire_smol::agent::{text_part, Agent, EventSink, RequestContext};
+use a2a_wire_smol::host::AgentKind;
+use a2a_wire_smol::{RunningServer, ServerConfig};
+use core::ffi::{c_char, c_void};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// Called on the server's thread when a run starts: `run` describes it (borrowed from
+/// `sink`, valid until `a2a_sink_free(sink)`), `sink` is the run's, owned by the agent
+/// from now on. Must return at once (do the work on another thread, or publish and end
+/// right away). The run ends with `a2a_sink_finish` / `a2a_sink_fail`, or when the sink is
+/// freed without either (finished).
+pub type a2a_start_callback = Option<unsafe extern "C" fn(userdata: *mut c_void, run: *const a2a_run, sink: *mut a2a_sink)>;
+
+/// Called on the server's thread when run `run_id`'s task was canceled or the server is
+/// stopping: stop publishing (events sent afterwards are refused). May be NULL.
+pub type a2a_cancel_callback = Option<unsafe extern "C" fn(userdata: *mut c_void, run_id: u64)>;
+
+/// An agent written in C. `userdata` is passed to both callbacks, from the server's
+/// thread; it must stay valid until `a2a_server_free` returns.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct a2a_agent {
+    /// Starts a run (required).
+    pub start: a2a_start_callback,
+    /// Stops a run (may be NULL).
+    pub cancel: a2a_cancel_callback,
+    /// The agent's own pointer.
+    pub userdata: *mut c_void,
+}
+
+struct CAgent {
+    agent: a2a_agent,
+}
+
+// SAFETY: the header's contract: the callbacks and `userdata` are usable from the server's
+// thread, which is the only one that calls them.
+unsafe impl Send for CAgent {}
+// SAFETY: as above; the server calls the callbacks from one thread only.
+unsafe impl Sync for CAgent {}
+
+impl Agent for CAgent {
+    fn start(&self, ctx: RequestContext, events: EventSink) {
+        let run = a2a_run::new(
+            ctx.run,
+            &ctx.task_id,
+            &ctx.context_id,
+            &ctx.message,
+            ctx.call.principal.as_deref(),
+            ctx.follow_up,
+            ctx.resumed,
+            ctx.task.as_ref(),
+        );
+        let sink = Box::into_raw(Box::new(a2a_sink {
+            events,
+            run,
+            cancel: ctx.cancel.clone(),
+            ended: AtomicBool::new(false),
+            next_message: AtomicU32::new(1),
+            server_thread: std::thread::current().id(),
+        }));
+        let Some(start) = self.agent.start else { return };
+        // SAFETY: `sink` was just made and is live; the callback owns it from here (the
+        // header says so). `run` lives inside the sink.
+        unsafe {
+            let run: *const a2a_run = &(*sink).run;
+            start(self.agent.userdata, run, sink);
+        }
+    }
+
+    fn cancel(&self, run: RunId) {
+        if let Some(cancel) = self.agent.cancel {
+            // SAFETY: the agent's callback, called as its contract says.
+            unsafe { cancel(self.agent.userdata, run.0) }
+        }
+    }
+}
+
+/// Where a run publishes its events. Owned by the agent (free it with `a2a_sink_free`);
+/// usable from any thread, by several threads at once (only `a2a_sink_free` must come
+/// last, once). Events reach the server in the order they are sent.
+pub struct a2a_sink {
+    events: EventSink,
+    run: a2a_run,
+    cancel: a2a_wire_smol::agent::CancelToken,
+    ended: AtomicBool,
+    next_message: AtomicU32,
+    server_thread: std::thread::ThreadId,
+}
+
+impl a2a_sink {
+    fn message_id(&self) -> String {
+        let n = self.next_message.fetch_add(1, Ordering::Relaxed);
+        format!("{}-r{}-{n}", self.run.task_id, self.run.id)
+    }
+
+    fn agent_text(&self, text: &str) -> v1::Message {
+        v1::Message { message_id: self.message_id(), role: v1::Role::Agent as i32, parts: vec![text_part(text)], ..Default::default() }
+    }
+
+    fn publish(&self, event: AgentEvent) -> Result<(), a2a_error> {
+        if self.ended.load(Ordering::Acquire) {
+            return Err(a2a_error::local(a2a_result::AlreadyEnded, String::from("the run already ended")));
+        }
+        self.events.event(event).map_err(|r| a2a_error::a2a(r.0))
+    }
+}
+
+fn sink_arg<'a>(sink: *const a2a_sink) -> Result<&'a a2a_sink, a2a_error> {
+    arg(sink, "sink")
+}
+
+/// The run this sink belongs to, borrowed from the sink (NULL for NULL).
+#[no_mangle]
+pub extern "C" fn a2a_sink_run(sink: *const a2a_sink) -> *const a2a_run {
+    guard_value(core::ptr::null(), || sink_arg(sink).map_or(core::ptr::null(), |s| &s.run as *const a2a_run))
+}
+
+/// Sets the task's status to `state` (an `a2a_task_state`), with an agent message of one
+/// text part when `text` is not NULL (a question for INPUT_REQUIRED, say).
+/// `A2A_RESULT_A2A_ERROR` when the server refused an event of this run (the run is over or
+/// superseded, the task was canceled, the event breaks the state machine; the error says
+/// which) or stopped; `A2A_RESULT_ALREADY_ENDED` after `a2a_sink_finish` / `_fail`.
+#[no_mangle]
+pub extern "C" fn a2a_sink_status(sink: *const a2a_sink, state: u32, text: *const c_char, text_len: usize) -> a2a_result {
+    guard(|| {
+        let s = sink_arg(sink)?;
+        let message = crate::opt_str_arg(text, text_len, "text")?.map(|t| s.agent_text(t));
+        s.publish(status_event(state, message)?)
+    })
+}
+
+/// As `a2a_sink_status`, with the agent message as ProtoJSON (`lf.a2a.v1.Message`; NULL/0:
+/// none).
+#[no_mangle]
+pub extern "C" fn a2a_sink_status_json(sink: *const a2a_sink, state: u32, message_json: *const u8, message_json_len: usize) -> a2a_result {
+    guard(|| {
+        let s = sink_arg(sink)?;
+        let m = if message_json.is_null() { None } else { Some(message_arg(message_json, message_json_len, "message_json")?) };
+        s.publish(status_event(state, m)?)
+    })
+}
+
+/// Publishes an artifact `artifact_id` with one text part, or (with `append`) adds the
+/// part to that artifact; `last_chunk` says the artifact is complete.
+#[no_mangle]
+pub extern "C" fn a2a_sink_artifact_text(
+    sink: *const a2a_sink,
+    artifact_id: *const c_char,
+    artifact_id_len: usize,
+    text: *const c_char,
+    text_len: usize,
+    append: bool,
+    last_chunk: bool,
+) -> a2a_result {
+    guard(|| {
+        let s = sink_arg(sink)?;
+        let id = str_arg(artifact_id, artifact_id_len, "artifact_id")?;
+        let t = str_arg(text, text_len, "text")?;
+        if id.is_empty() {
+            return Err(invalid("`artifact_id` is empty"));
+        }
+        let artifact = v1::Artifact { artifact_id: id.into(), parts: vec![text_part(t)], ..Default::default() };
+        s.publish(AgentEvent::Artifact { artifact, append, last_chunk })
+    })
+}
+
+/// Publishes an artifact given as ProtoJSON (`lf.a2a.v1.Artifact`).
+#[no_mangle]
+pub extern "C" fn a2a_sink_artifact_json(
+    sink: *const a2a_sink,
+    artifact_json: *const u8,
+    artifact_json_len: usize,
+    append: bool,
+    last_chunk: bool,
+) -> a2a_result {
+    guard(|| {
+        let s = sink_arg(sink)?;
+        let artifact = a2a::codec::json::decode::<v1::Artifact>(bytes_arg(artifact_json, artifact_json_len, "artifact_json")?)
+            .map_err(|e| a2a_error::decode(&e))?;
+        s.publish(AgentEvent::Artifact { artifact, append, last_chunk })
+    })
+}
+
+/// Replies with an agent message of one text part: as the run's first event a direct
+/// reply (no task is kept), later a message in the task's conversation.
+#[no_mangle]
+pub extern "C" fn a2a_sink_message_text(sink: *const a2a_sink, text: *const c_char, text_len: usize) -> a2a_result {
+    guard(|| {
+        let s = sink_arg(sink)?;
+        let t = str_arg(text, text_len, "text")?;
+        s.publish(AgentEvent::Message(s.agent_text(t)))
+    })
+}
+
+/// As `a2a_sink_message_text`, with the message as ProtoJSON (`lf.a2a.v1.Message`).
+#[no_mangle]
+pub extern "C" fn a2a_sink_message_json(sink: *const a2a_sink, message_json: *const u8, message_json_len: usize) -> a2a_result {
+    guard(|| {
+        let s = sink_arg(sink)?;
+        s.publish(AgentEvent::Message(message_arg(message_json, message_json_len, "message_json")?))
+    })
+}
+
+/// Waits until the server applied every event sent so far: `A2A_RESULT_OK`, or the
+/// refusal (`A2A_RESULT_A2A_ERROR`). Blocks: never call it from a callback (on the
+/// server's thread it would wait forever, so it returns `A2A_RESULT_WRONG_STATE` there).
+#[no_mangle]
+pub extern "C" fn a2a_sink_flush(sink: *const a2a_sink) -> a2a_result {
+    guard(|| {
+        let s = sink_arg(sink)?;
+        if std::thread::current().id() == s.server_thread {
+            return Err(a2a_error::local(a2a_result::WrongState, String::from("a2a_sink_flush on the server's thread would never return")));
+        }
+        s.events.wait_flushed().map_err(|r| a2a_error::a2a(r.0))
+    })
+}
+
+/// True once the run's task was canceled (or the server is stopping).
+#[no_mangle]
+pub extern "C" fn a2a_sink_is_canceled(sink: *const a2a_sink) -> bool {
+    guard_value(false, || sink_arg(sink).is_ok_and(|s| s.cancel.is_canceled()))
+}
+
+fn end(sink: *const a2a_sink, f: impl FnOnce(&EventSink)) -> Result<(), a2a_error> {
+    let s = sink_arg(sink)?;
+    if s.ended.swap(true, Ordering::AcqRel) {
+        return Err(a2a_error::local(a2a_result::AlreadyEnded, String::from("the run already ended")));
+    }
+    f(&s.events);
+    Ok(())
+}
+
+/// The run's turn is over (the server answers whoever still waits on it). Free the sink
+/// afterwards. `A2A_RESULT_ALREADY_ENDED` when the run was ended before.
+#[no_mangle]
+pub extern "C" fn a2a_sink_finish(sink: *const a2a_sink) -> a2a_result {
+    guard(|| end(sink, EventSink::finish))
+}
+
+/// The run failed: its task moves to FAILED with `reason` as the agent's message.
+#[no_mangle]
+pub extern "C" fn a2a_sink_fail(sink: *const a2a_sink, reason: *const c_char, reason_len: usize) -> a2a_result {
+    guard(|| {
+        let r = str_arg(reason, reason_len, "reason")?;
+        end(sink, |e| e.fail(r))
+    })
+}
+
+/// Frees the sink (a run not ended yet ends as finished); NULL does nothing. Once, last.
+#[no_mangle]
+pub extern "C" fn a2a_sink_free(sink: *mut a2a_sink) {
+    guard_value((), || crate::free_box(sink))
+}
+
+// ---------------------------------------------------------------- the server
+
+/// A running server. Stop it with `a2a_server_free`.
+pub struct a2a_server {
+    inner: Option<RunningServer>,
+    url: String,
+}
+
+/// Starts the server on `addr` (`127.0.0.1:PORT`; port 0 picks a free one) on threads of
+/// its own, with the Agent Card `card_json` (v1.0 ProtoJSON) and `agent`. A card that lists
+/// no `supportedInterfaces` gets six: JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`
+/// and gRPC at the address, in v1.0, and the same in v0.3 at `/a2a/v03/jsonrpc`,
+/// `/a2a/v03/rest` and the address. Tasks are kept in memory. Returns once the server
+/// listens; callbacks come from the server's thread. Call from any thread.
+#[no_mangle]
+pub extern "C" fn a2a_server_start(
+    addr: *const c_char,
+    addr_len: usize,
+    card_json: *const u8,
+    card_json_len: usize,
+    agent: *const a2a_agent,
+    server_out: *mut *mut a2a_server,
+) -> a2a_result {
+    guard(|| {
+        let o = out(server_out, "server_out")?;
+        let agent = *arg(agent, "agent")?;
+        if agent.start.is_none() {
+            return Err(crate::null("agent->start"));
+        }
+        let a = str_arg(addr, addr_len, "addr")?;
+        let mut sa: SocketAddr = a.parse().map_err(|e| invalid(format!("`addr` {a:?} is not IP:PORT: {e}")))?;
+        let raw = bytes_arg(card_json, card_json_len, "card_json")?;
+        let mut card = match crate::codec::read_card(raw) {
+            Ok(c) => c,
+            // A card without interfaces gets the standard ones below (then it is checked whole).
+            Err(e) => match a2a::codec::json::decode_unchecked::<v1::AgentCard>(raw) {
+                Ok(c) if c.supported_interfaces.is_empty() => c,
+                _ => return Err(e),
+            },
+        };
+        if sa.port() == 0 {
+            // The card must name the port before the server binds it.
+            let probe = std::net::TcpListener::bind(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
+            sa = probe.local_addr().map_err(|e| a2a_error::local(a2a_result::Io, e.to_string()))?;
+        }
+        if card.supported_interfaces.is_empty() {
+            card.supported_interfaces = a2a_wire_smol::demo::card(sa).supported_interfaces;
+            let whole = a2a::codec::json::encode(&card).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))?;
+            card = crate::codec::read_card(&whole)?;
+        }
+        let mut config = ServerConfig::new(card);
+        config.log = a2a::log::silent();
+        let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
+        let server = RunningServer::start(sa, config, kind, MemoryStore::new())
+            .map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot serve on {sa}: {e}")))?;
+        let url = format!("http://{}", server.local_addr());
+        box_out(o, a2a_server { inner: Some(server), url });
+        Ok(())
+    })
+}
+
+/// The server's base URL (`http://127.0.0.1:PORT`; the card is at
+/// `/.well-known/agent-card.json`). Borrowed from `server`.
+#[no_mangle]
+pub extern "C" fn a2a_server_url(server: *const a2a_server) -> crate::a2a_str {
+    guard_value(crate::a2a_str::of(b""), || crate::a2a_str::of(arg(server, "server").map_or(&b""[..], |s| s.url.as_bytes())))
+}
+
+/// The port the server listens on (0 for NULL).
+#[no_mangle]
+pub extern "C" fn a2a_server_port(server: *const a2a_server) -> u16 {
+    guard_value(0, || arg(server, "server").ok().and_then(|s| s.inner.as_ref()).map_or(0, |s| s.local_addr().port()))
+}
+
+/// Stops the server (open streams end with Unavailable, current runs get their cancel
+/// callback), waits until it has stopped, and frees it; NULL does nothing. Sinks the agent
+/// still holds stay valid: their events are refused (Unavailable). Never call it from a
+/// callback.
+#[no_mangle]
+pub extern "C" fn a2a_server_free(server: *mut a2a_server) {
+    guard_value((), || {
+        if !server.is_null() {
+            // SAFETY: `server` came from `a2a_server_start` and is freed once (documented).
+            let mut s = unsafe { Box::from_raw(server) };
+            if let Some(r) = s.inner.take() {
+                r.stop();
+            }
+        }
+    })
+}

@@ -1,0 +1,747 @@
+//! The whole A2A server, sans-IO (`a2a_wire::service::Service`), for a host on its own
+//! event loop: requests and agent events in, answers, stream frames, runs to start or
+//! cancel, webhooks to send and the next timer out.
+//!
+//! A service handle is used by one thread at a time (it may move between threads); outputs
+//! and runs are plain data, usable from any thread.
+
+use crate::codec::read_card;
+use crate::{
+    a2a_error, a2a_header, a2a_result, a2a_str, arg, arg_mut, box_out, bytes_arg, guard, guard_value, headers_arg, invalid, out, str_arg,
+    timestamp,
+};
+use a2a::codec::json;
+use a2a::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
+use a2a::error::{A2aError, ErrorKind};
+use a2a::http::{HttpRequest, HttpResponse};
+use a2a::service::{Output, Service, ServiceConfig};
+use a2a::v1;
+use a2a::webhook::{DeliveryId, Outcome};
+use core::ffi::c_char;
+
+/// What an output asks the host to do (`a2a_output_get_kind`). The values are stable.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum a2a_output_kind {
+    /// Send this whole response (status, headers, body; gRPC trailers); the call is over.
+    /// To a HEAD request send the head only.
+    Answer = 1,
+    /// Start a streaming response with this status and these headers.
+    StreamHead = 2,
+    /// Send these bytes on the stream (one event, already framed).
+    StreamFrame = 3,
+    /// Send these last bytes (may be empty), then end the stream with these trailers.
+    StreamEnd = 4,
+    /// Judge this call's credentials (headers), then `a2a_service_handle_authenticated`.
+    Authenticate = 5,
+    /// Start an agent run (`a2a_output_run`).
+    StartRun = 6,
+    /// Tell a run to stop (`a2a_output_run_id`, `a2a_output_task_id`).
+    CancelRun = 7,
+    /// Attempt a webhook delivery (POST `a2a_output_url` with the headers and body), then
+    /// `a2a_service_handle_webhook_result`. Apply an SSRF guard and a time limit.
+    SendWebhook = 8,
+}
+
+/// How a webhook attempt went (`a2a_service_handle_webhook_result`).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum a2a_webhook_outcome {
+    /// The receiver answered 2xx.
+    Delivered = 1,
+    /// The receiver answered with another status (give it).
+    Status = 2,
+    /// No answer: the name did not resolve, the connection failed or timed out.
+    Unreachable = 3,
+    /// Not attempted: the URL cannot be delivered to, or the SSRF guard refused it.
+    Refused = 4,
+}
+
+/// The task states, with the proto's numbers.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum a2a_task_state {
+    /// Unknown.
+    Unspecified = 0,
+    /// Received, not started.
+    Submitted = 1,
+    /// In progress.
+    Working = 2,
+    /// Done (terminal).
+    Completed = 3,
+    /// Failed (terminal).
+    Failed = 4,
+    /// Canceled (terminal).
+    Canceled = 5,
+    /// Waiting for the user (interrupted).
+    InputRequired = 6,
+    /// Refused by the agent (terminal).
+    Rejected = 7,
+    /// Waiting for authentication (interrupted).
+    AuthRequired = 8,
+}
+
+/// One agent run: what the agent needs to know. Borrowed from the output (or sink) it
+/// came with.
+#[derive(Clone, Debug)]
+pub struct a2a_run {
+    pub(crate) id: u64,
+    pub(crate) task_id: String,
+    pub(crate) context_id: String,
+    pub(crate) message_json: Vec<u8>,
+    pub(crate) text: String,
+    pub(crate) principal: Option<String>,
+    pub(crate) follow_up: bool,
+    pub(crate) resumed: bool,
+    pub(crate) task_json: Option<Vec<u8>>,
+}
+
+pub(crate) fn text_of(m: &v1::Message) -> String {
+    m.parts.iter().filter_map(|p| if let Some(v1::part::Content::Text(t)) = &p.content { Some(t.as_str()) } else { None }).collect()
+}
+
+impl a2a_run {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        id: RunId,
+        task_id: &str,
+        context_id: &str,
+        message: &v1::Message,
+        principal: Option<&str>,
+        follow_up: bool,
+        resumed: bool,
+        task: Option<&v1::Task>,
+    ) -> a2a_run {
+        a2a_run {
+            id: id.0,
+            task_id: String::from(task_id),
+            context_id: String::from(context_id),
+            message_json: json::encode(message).unwrap_or_default(),
+            text: text_of(message),
+            principal: principal.map(String::from),
+            follow_up,
+            resumed,
+            task_json: task.map(|t| json::encode(t).unwrap_or_default()),
+        }
+    }
+}
+
+/// The run's id (names its events and its end).
+#[no_mangle]
+pub extern "C" fn a2a_run_id(run: *const a2a_run) -> u64 {
+    guard_value(0, || arg(run, "run").map_or(0, |r| r.id))
+}
+
+/// The id of the task the message belongs to. Borrowed from `run`.
+#[no_mangle]
+pub extern "C" fn a2a_run_task_id(run: *const a2a_run) -> a2a_str {
+    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.task_id.as_bytes())))
+}
+
+/// The context id. Borrowed from `run`.
+#[no_mangle]
+pub extern "C" fn a2a_run_context_id(run: *const a2a_run) -> a2a_str {
+    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.context_id.as_bytes())))
+}
+
+/// The user's message as canonical ProtoJSON (`lf.a2a.v1.Message`). Borrowed from `run`.
+#[no_mangle]
+pub extern "C" fn a2a_run_message_json(run: *const a2a_run) -> a2a_str {
+    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.message_json.as_slice())))
+}
+
+/// The text of the message's text parts, concatenated. Borrowed from `run`.
+#[no_mangle]
+pub extern "C" fn a2a_run_text(run: *const a2a_run) -> a2a_str {
+    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.text.as_bytes())))
+}
+
+/// The caller's principal (as the authentication step judged it) into `*principal_out`;
+/// `A2A_RESULT_NONE` for an anonymous caller.
+#[no_mangle]
+pub extern "C" fn a2a_run_principal(run: *const a2a_run, principal_out: *mut a2a_str) -> a2a_result {
+    guard(|| {
+        let r = arg(run, "run")?;
+        let o = out(principal_out, "principal_out")?;
+        let p = r.principal.as_ref().ok_or_else(|| a2a_error::local(a2a_result::None, String::from("anonymous caller")))?;
+        *o = a2a_str::of(p.as_bytes());
+        Ok(())
+    })
+}
+
+/// True when the message continues an existing task.
+#[no_mangle]
+pub extern "C" fn a2a_run_is_follow_up(run: *const a2a_run) -> bool {
+    guard_value(false, || arg(run, "run").is_ok_and(|r| r.follow_up))
+}
+
+/// True when the run resumes a task whose run was lost in a restart.
+#[no_mangle]
+pub extern "C" fn a2a_run_is_resumed(run: *const a2a_run) -> bool {
+    guard_value(false, || arg(run, "run").is_ok_and(|r| r.resumed))
+}
+
+/// The task as stored when the run started (ProtoJSON `lf.a2a.v1.Task`) into
+/// `*task_out`; `A2A_RESULT_NONE` for a task the run will create.
+#[no_mangle]
+pub extern "C" fn a2a_run_task_json(run: *const a2a_run, task_out: *mut a2a_str) -> a2a_result {
+    guard(|| {
+        let r = arg(run, "run")?;
+        let o = out(task_out, "task_out")?;
+        let t = r.task_json.as_ref().ok_or_else(|| a2a_error::local(a2a_result::None, String::from("a new task")))?;
+        *o = a2a_str::of(t);
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------- agent events from C
+
+pub(crate) fn state_arg(state: u32) -> Result<v1::TaskState, a2a_error> {
+    i32::try_from(state)
+        .ok()
+        .and_then(|s| v1::TaskState::try_from(s).ok())
+        .filter(|s| *s != v1::TaskState::Unspecified)
+        .ok_or_else(|| invalid(format!("{state} is not an a2a_task_state an agent may set")))
+}
+
+pub(crate) fn message_arg(p: *const u8, len: usize, name: &str) -> Result<v1::Message, a2a_error> {
+    json::decode::<v1::Message>(bytes_arg(p, len, name)?).map_err(|e| a2a_error::decode(&e))
+}
+
+pub(crate) fn status_event(state: u32, message: Option<v1::Message>) -> Result<AgentEvent, a2a_error> {
+    Ok(AgentEvent::Status(v1::TaskStatus { state: state_arg(state)? as i32, message, timestamp: None }))
+}
+
+// ---------------------------------------------------------------- the service
+
+/// The sans-IO server. Create with `a2a_service_new`, free with `a2a_service_free`.
+pub struct a2a_service {
+    inner: Service<MemoryStore>,
+}
+
+/// Flag for `a2a_service_new`: ask the host to authenticate every call
+/// (`A2A_OUTPUT_KIND_AUTHENTICATE`).
+pub const A2A_SERVICE_AUTHENTICATE: u32 = 1;
+/// Flag for `a2a_service_new`: a message whose `messageId` was seen before on its task is
+/// answered with the task as it is, not run again.
+pub const A2A_SERVICE_DEDUP_MESSAGE_IDS: u32 = 2;
+
+pub(crate) fn random_key() -> Result<u128, a2a_error> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| a2a_error::local(a2a_result::Io, format!("no OS randomness: {e}")))?;
+    Ok(u128::from_le_bytes(b))
+}
+
+/// Creates a service for the Agent Card `card_json` (v1.0 ProtoJSON; its
+/// `supportedInterfaces` are what is served, by URL path) with an optional extended card
+/// (NULL/0: none) and `flags` (`A2A_SERVICE_*`, or 0). `now_ms` is the time (Unix
+/// milliseconds) that dates the card. The tasks are kept in memory. `A2A_RESULT_CARD` when
+/// the card cannot be served. The handle is used from one thread at a time.
+#[no_mangle]
+pub extern "C" fn a2a_service_new(
+    card_json: *const u8,
+    card_json_len: usize,
+    extended_card_json: *const u8,
+    extended_card_json_len: usize,
+    flags: u32,
+    now_ms: i64,
+    service_out: *mut *mut a2a_service,
+) -> a2a_result {
+    guard(|| {
+        let o = out(service_out, "service_out")?;
+        if flags & !(A2A_SERVICE_AUTHENTICATE | A2A_SERVICE_DEDUP_MESSAGE_IDS) != 0 {
+            return Err(invalid(format!("unknown flags {flags:#x}")));
+        }
+        let card = read_card(bytes_arg(card_json, card_json_len, "card_json")?)?;
+        let ext = bytes_arg(extended_card_json, extended_card_json_len, "extended_card_json")?;
+        let mut config = ServiceConfig::new(card);
+        if !extended_card_json.is_null() {
+            config.extended_card = Some(read_card(ext)?);
+        }
+        config.authenticate = flags & A2A_SERVICE_AUTHENTICATE != 0;
+        config.engine.dedup_message_ids = flags & A2A_SERVICE_DEDUP_MESSAGE_IDS != 0;
+        let service = Service::new(config, MemoryStore::new(), random_key()?, timestamp(now_ms))
+            .map_err(|e| a2a_error::local(a2a_result::Card, e.0))?;
+        box_out(o, a2a_service { inner: service });
+        Ok(())
+    })
+}
+
+/// Frees a service; NULL does nothing. Outputs already taken stay valid.
+#[no_mangle]
+pub extern "C" fn a2a_service_free(service: *mut a2a_service) {
+    guard_value((), || crate::free_box(service))
+}
+
+/// An HTTP request (HTTP/1.1 or HTTP/2; for gRPC the `:path` as target, the metadata as
+/// headers and the framed messages as body). `*call_out` is the call's id; its answer
+/// comes out of `a2a_service_poll_output`. The Agent Card is answered at
+/// `/.well-known/agent-card.json`.
+#[no_mangle]
+pub extern "C" fn a2a_service_handle_request(
+    service: *mut a2a_service,
+    method: *const c_char,
+    method_len: usize,
+    target: *const c_char,
+    target_len: usize,
+    headers: *const a2a_header,
+    headers_len: usize,
+    body: *const u8,
+    body_len: usize,
+    now_ms: i64,
+    call_out: *mut u64,
+) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(service, "service")?;
+        let o = out(call_out, "call_out")?;
+        let m = str_arg(method, method_len, "method")?;
+        let t = str_arg(target, target_len, "target")?;
+        let hs = headers_arg(headers, headers_len, "headers")?;
+        let b = bytes_arg(body, body_len, "body")?;
+        let pairs: Vec<(&str, &str)> = hs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let req = HttpRequest { method: m, target: t, headers: &pairs, body: b };
+        *o = s.inner.handle_request(&req, timestamp(now_ms)).0;
+        Ok(())
+    })
+}
+
+/// The host's verdict on an `A2A_OUTPUT_KIND_AUTHENTICATE` output for `call`: with
+/// `refuse_kind` 0 the call goes on as `principal` (NULL: anonymous); otherwise it is
+/// answered with that error kind (`A2A_ERROR_KIND_UNAUTHENTICATED`,
+/// `A2A_ERROR_KIND_PERMISSION_DENIED`) and `message` (NULL: the default message).
+#[no_mangle]
+pub extern "C" fn a2a_service_handle_authenticated(
+    service: *mut a2a_service,
+    call: u64,
+    principal: *const c_char,
+    principal_len: usize,
+    refuse_kind: u32,
+    message: *const c_char,
+    message_len: usize,
+    now_ms: i64,
+) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(service, "service")?;
+        let p = crate::opt_str_arg(principal, principal_len, "principal")?;
+        let m = crate::opt_str_arg(message, message_len, "message")?;
+        let verdict = match refuse_kind {
+            0 => Ok(p.map(String::from)),
+            k => {
+                let kind = ErrorKind::from_number(k).ok_or_else(|| invalid(format!("{k} is not an a2a_error_kind")))?;
+                Err(match m {
+                    Some(m) => A2aError::with_message(kind, String::from(m)),
+                    None => A2aError::new(kind),
+                })
+            }
+        };
+        s.inner.handle_authenticated(CallId(call), verdict, timestamp(now_ms));
+        Ok(())
+    })
+}
+
+fn agent_event(service: *mut a2a_service, run: u64, now_ms: i64, event: impl FnOnce() -> Result<AgentEvent, a2a_error>) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(service, "service")?;
+        let ev = event()?;
+        s.inner.handle_agent_event(RunId(run), ev, timestamp(now_ms)).map_err(a2a_error::a2a)
+    })
+}
+
+/// Agent run `run` sets its task's status to `state` (an `a2a_task_state`), with an
+/// optional agent message (ProtoJSON `lf.a2a.v1.Message`; NULL/0: none).
+/// `A2A_RESULT_A2A_ERROR` when the service refuses the event (the run is over or
+/// superseded, or the event breaks the task's state machine); nothing changes then.
+#[no_mangle]
+pub extern "C" fn a2a_service_agent_status(
+    service: *mut a2a_service,
+    run: u64,
+    state: u32,
+    message_json: *const u8,
+    message_json_len: usize,
+    now_ms: i64,
+) -> a2a_result {
+    agent_event(service, run, now_ms, || {
+        let m = if message_json.is_null() { None } else { Some(message_arg(message_json, message_json_len, "message_json")?) };
+        status_event(state, m)
+    })
+}
+
+/// Agent run `run` publishes an artifact (ProtoJSON `lf.a2a.v1.Artifact`), or a chunk of
+/// one (`append`: add its parts to the artifact with the same id; `last_chunk`: complete).
+#[no_mangle]
+pub extern "C" fn a2a_service_agent_artifact(
+    service: *mut a2a_service,
+    run: u64,
+    artifact_json: *const u8,
+    artifact_json_len: usize,
+    append: bool,
+    last_chunk: bool,
+    now_ms: i64,
+) -> a2a_result {
+    agent_event(service, run, now_ms, || {
+        let artifact = json::decode::<v1::Artifact>(bytes_arg(artifact_json, artifact_json_len, "artifact_json")?)
+            .map_err(|e| a2a_error::decode(&e))?;
+        Ok(AgentEvent::Artifact { artifact, append, last_chunk })
+    })
+}
+
+/// Agent run `run` replies with a message (ProtoJSON `lf.a2a.v1.Message`): as its first
+/// event a direct reply (no task is kept), later a message in the task's conversation.
+#[no_mangle]
+pub extern "C" fn a2a_service_agent_message(
+    service: *mut a2a_service,
+    run: u64,
+    message_json: *const u8,
+    message_json_len: usize,
+    now_ms: i64,
+) -> a2a_result {
+    agent_event(service, run, now_ms, || Ok(AgentEvent::Message(message_arg(message_json, message_json_len, "message_json")?)))
+}
+
+/// Agent run `run` ended: finished (`failure` NULL), or failed with `failure` as the reason
+/// (its task moves to FAILED).
+#[no_mangle]
+pub extern "C" fn a2a_service_run_end(
+    service: *mut a2a_service,
+    run: u64,
+    failure: *const c_char,
+    failure_len: usize,
+    now_ms: i64,
+) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(service, "service")?;
+        let end = match crate::opt_str_arg(failure, failure_len, "failure")? {
+            None => RunEnd::Finished,
+            Some(f) => RunEnd::Failed(String::from(f)),
+        };
+        s.inner.handle_run_end(RunId(run), end, timestamp(now_ms));
+        Ok(())
+    })
+}
+
+/// The caller of `call` went away (connection closed, stream reset). The task goes on.
+#[no_mangle]
+pub extern "C" fn a2a_service_caller_gone(service: *mut a2a_service, call: u64) -> a2a_result {
+    guard(|| {
+        arg_mut(service, "service")?.inner.handle_caller_gone(CallId(call));
+        Ok(())
+    })
+}
+
+/// The subscriber of stream `call` fell behind the host's bounded buffer: the stream ends
+/// now with an Unavailable error event (the host must have room for that last output).
+#[no_mangle]
+pub extern "C" fn a2a_service_slow_consumer(service: *mut a2a_service, call: u64) -> a2a_result {
+    guard(|| {
+        arg_mut(service, "service")?.inner.handle_slow_consumer(CallId(call));
+        Ok(())
+    })
+}
+
+/// The outcome (an `a2a_webhook_outcome`) of webhook attempt `delivery`; `http_status` for
+/// `A2A_WEBHOOK_OUTCOME_STATUS`, `detail` (may be NULL) says what went wrong.
+#[no_mangle]
+pub extern "C" fn a2a_service_handle_webhook_result(
+    service: *mut a2a_service,
+    delivery: u64,
+    outcome: u32,
+    http_status: u16,
+    detail: *const c_char,
+    detail_len: usize,
+    now_ms: i64,
+) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(service, "service")?;
+        let d = crate::opt_str_arg(detail, detail_len, "detail")?.unwrap_or("").to_string();
+        let o = match outcome {
+            1 => Outcome::Delivered,
+            2 => Outcome::Status(http_status),
+            3 => Outcome::Unreachable(d),
+            4 => Outcome::Refused(d),
+            x => return Err(invalid(format!("{x} is not an a2a_webhook_outcome"))),
+        };
+        s.inner.handle_webhook_result(DeliveryId(delivery), o, timestamp(now_ms));
+        Ok(())
+    })
+}
+
+/// Time passed (call it at `a2a_service_poll_timeout`'s time): due webhook retries become
+/// outputs.
+#[no_mangle]
+pub extern "C" fn a2a_service_handle_timeout(service: *mut a2a_service, now_ms: i64) -> a2a_result {
+    guard(|| {
+        arg_mut(service, "service")?.inner.handle_timeout(timestamp(now_ms));
+        Ok(())
+    })
+}
+
+/// When `a2a_service_handle_timeout` should be called next (Unix milliseconds) into
+/// `*deadline_ms_out`; `A2A_RESULT_NONE` when no timer is set.
+#[no_mangle]
+pub extern "C" fn a2a_service_poll_timeout(service: *const a2a_service, deadline_ms_out: *mut i64) -> a2a_result {
+    guard(|| {
+        let s = arg(service, "service")?;
+        let o = out(deadline_ms_out, "deadline_ms_out")?;
+        let t = s.inner.poll_timeout().ok_or_else(|| a2a_error::local(a2a_result::None, String::from("no timer")))?;
+        *o = crate::millis(&t);
+        Ok(())
+    })
+}
+
+/// Begins shutting down: open streams end with Unavailable, waiting calls are answered
+/// Unavailable, current runs are told to stop, new requests are refused. Drain the outputs.
+#[no_mangle]
+pub extern "C" fn a2a_service_shutdown(service: *mut a2a_service) -> a2a_result {
+    guard(|| {
+        arg_mut(service, "service")?.inner.shutdown();
+        Ok(())
+    })
+}
+
+/// True when no call is open, no output waits and no webhook is pending (false for NULL).
+#[no_mangle]
+pub extern "C" fn a2a_service_is_idle(service: *const a2a_service) -> bool {
+    guard_value(false, || arg(service, "service").is_ok_and(|s| s.inner.is_idle()))
+}
+
+/// The next thing to do into `*output_out` (free it with `a2a_output_free`);
+/// `A2A_RESULT_NONE` when nothing waits. Drain until NONE after every input, carrying the
+/// outputs out in order.
+#[no_mangle]
+pub extern "C" fn a2a_service_poll_output(service: *mut a2a_service, output_out: *mut *mut a2a_output) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(service, "service")?;
+        let o = out(output_out, "output_out")?;
+        let next = s.inner.poll_output().ok_or_else(|| a2a_error::local(a2a_result::None, String::from("no output")))?;
+        box_out(o, a2a_output::new(next));
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------- outputs
+
+/// One output of the service. Free it with `a2a_output_free`; any thread.
+pub struct a2a_output {
+    inner: Output,
+    run: Option<a2a_run>,
+}
+
+impl a2a_output {
+    fn new(inner: Output) -> a2a_output {
+        let run = match &inner {
+            Output::StartRun(r) => {
+                let e = &r.execution;
+                Some(a2a_run::new(
+                    e.id,
+                    &e.task_id,
+                    &e.context_id,
+                    &e.message,
+                    e.context.principal.as_deref(),
+                    e.follow_up,
+                    e.resumed,
+                    r.task.as_ref(),
+                ))
+            }
+            _ => None,
+        };
+        a2a_output { inner, run }
+    }
+
+    fn response(&self) -> Option<&HttpResponse> {
+        match &self.inner {
+            Output::Answer { response, .. } => Some(response),
+            Output::StreamHead { head, .. } => Some(head),
+            _ => None,
+        }
+    }
+
+    fn headers(&self) -> &[(String, String)] {
+        match &self.inner {
+            Output::Answer { response, .. } => &response.headers,
+            Output::StreamHead { head, .. } => &head.headers,
+            Output::Authenticate(a) => &a.headers,
+            Output::SendWebhook(w) => &w.request.headers,
+            _ => &[],
+        }
+    }
+
+    fn trailers(&self) -> &[(String, String)] {
+        match &self.inner {
+            Output::Answer { response, .. } => &response.trailers,
+            Output::StreamEnd { trailers, .. } => trailers,
+            _ => &[],
+        }
+    }
+}
+
+/// The output's kind (an `a2a_output_kind`; 0 for NULL).
+#[no_mangle]
+pub extern "C" fn a2a_output_get_kind(output: *const a2a_output) -> u32 {
+    guard_value(0, || {
+        arg(output, "output").map_or(0, |o| {
+            (match &o.inner {
+                Output::Answer { .. } => a2a_output_kind::Answer,
+                Output::StreamHead { .. } => a2a_output_kind::StreamHead,
+                Output::StreamFrame { .. } => a2a_output_kind::StreamFrame,
+                Output::StreamEnd { .. } => a2a_output_kind::StreamEnd,
+                Output::Authenticate(_) => a2a_output_kind::Authenticate,
+                Output::StartRun(_) => a2a_output_kind::StartRun,
+                Output::CancelRun { .. } => a2a_output_kind::CancelRun,
+                Output::SendWebhook(_) => a2a_output_kind::SendWebhook,
+                // An output kind added to the core later: 0, which no host handles.
+                _ => return 0,
+            }) as u32
+        })
+    })
+}
+
+/// The call an output belongs to (answers, stream outputs, authentication); 0 otherwise.
+#[no_mangle]
+pub extern "C" fn a2a_output_call(output: *const a2a_output) -> u64 {
+    guard_value(0, || {
+        arg(output, "output").map_or(0, |o| match &o.inner {
+            Output::Answer { call, .. }
+            | Output::StreamHead { call, .. }
+            | Output::StreamFrame { call, .. }
+            | Output::StreamEnd { call, .. } => call.0,
+            Output::Authenticate(a) => a.call.0,
+            _ => 0,
+        })
+    })
+}
+
+/// The HTTP status of an answer or a stream head; 0 otherwise.
+#[no_mangle]
+pub extern "C" fn a2a_output_status(output: *const a2a_output) -> u16 {
+    guard_value(0, || arg(output, "output").ok().and_then(|o| o.response()).map_or(0, |r| r.status))
+}
+
+/// The number of header fields: of an answer or stream head, of a webhook request, or the
+/// credentials of an authentication request.
+#[no_mangle]
+pub extern "C" fn a2a_output_header_count(output: *const a2a_output) -> usize {
+    guard_value(0, || arg(output, "output").map_or(0, |o| o.headers().len()))
+}
+
+fn pair(list: &[(String, String)], index: usize, name_out: *mut a2a_str, value_out: *mut a2a_str) -> Result<(), a2a_error> {
+    let n = out(name_out, "name_out")?;
+    let v = out(value_out, "value_out")?;
+    let (k, x) = list.get(index).ok_or_else(|| a2a_error::local(a2a_result::None, format!("no field {index}")))?;
+    *n = a2a_str::of(k.as_bytes());
+    *v = a2a_str::of(x.as_bytes());
+    Ok(())
+}
+
+/// Header field `index` (borrowed from `output`); `A2A_RESULT_NONE` past the end.
+#[no_mangle]
+pub extern "C" fn a2a_output_header(
+    output: *const a2a_output,
+    index: usize,
+    name_out: *mut a2a_str,
+    value_out: *mut a2a_str,
+) -> a2a_result {
+    guard(|| pair(arg(output, "output")?.headers(), index, name_out, value_out))
+}
+
+/// The number of trailer fields (a gRPC answer's or stream end's status).
+#[no_mangle]
+pub extern "C" fn a2a_output_trailer_count(output: *const a2a_output) -> usize {
+    guard_value(0, || arg(output, "output").map_or(0, |o| o.trailers().len()))
+}
+
+/// Trailer field `index` (borrowed from `output`); `A2A_RESULT_NONE` past the end.
+#[no_mangle]
+pub extern "C" fn a2a_output_trailer(
+    output: *const a2a_output,
+    index: usize,
+    name_out: *mut a2a_str,
+    value_out: *mut a2a_str,
+) -> a2a_result {
+    guard(|| pair(arg(output, "output")?.trailers(), index, name_out, value_out))
+}
+
+/// The bytes to send: an answer's body, a stream frame, a stream end's last bytes, a
+/// webhook request's body; empty otherwise. Borrowed from `output`.
+#[no_mangle]
+pub extern "C" fn a2a_output_body(output: *const a2a_output) -> a2a_str {
+    guard_value(a2a_str::of(b""), || {
+        a2a_str::of(arg(output, "output").map_or(&b""[..], |o| match &o.inner {
+            Output::Answer { response, .. } => response.body.as_slice(),
+            Output::StreamFrame { bytes, .. } | Output::StreamEnd { bytes, .. } => bytes.as_slice(),
+            Output::SendWebhook(w) => w.request.body.as_slice(),
+            _ => &b""[..],
+        }))
+    })
+}
+
+/// The run to start (`A2A_OUTPUT_KIND_START_RUN`), borrowed from `output`; NULL otherwise.
+#[no_mangle]
+pub extern "C" fn a2a_output_run(output: *const a2a_output) -> *const a2a_run {
+    guard_value(core::ptr::null(), || {
+        arg(output, "output").ok().and_then(|o| o.run.as_ref()).map_or(core::ptr::null(), |r| r as *const a2a_run)
+    })
+}
+
+/// The run of a START_RUN or CANCEL_RUN output; 0 otherwise.
+#[no_mangle]
+pub extern "C" fn a2a_output_run_id(output: *const a2a_output) -> u64 {
+    guard_value(0, || {
+        arg(output, "output").map_or(0, |o| match &o.inner {
+            Output::StartRun(r) => r.execution.id.0,
+            Output::CancelRun { run, .. } => run.0,
+            _ => 0,
+        })
+    })
+}
+
+/// The task of a START_RUN or CANCEL_RUN output, the tenant of an AUTHENTICATE output;
+/// empty otherwise. Borrowed from `output`.
+#[no_mangle]
+pub extern "C" fn a2a_output_task_id(output: *const a2a_output) -> a2a_str {
+    guard_value(a2a_str::of(b""), || {
+        a2a_str::of(arg(output, "output").map_or(&b""[..], |o| match &o.inner {
+            Output::StartRun(r) => r.execution.task_id.as_bytes(),
+            Output::CancelRun { task_id, .. } => task_id.as_bytes(),
+            _ => &b""[..],
+        }))
+    })
+}
+
+/// The operation (an `a2a_method`) of an AUTHENTICATE output; 0 otherwise.
+#[no_mangle]
+pub extern "C" fn a2a_output_method(output: *const a2a_output) -> u32 {
+    guard_value(0, || {
+        arg(output, "output").map_or(0, |o| match &o.inner {
+            Output::Authenticate(a) => a.method.number(),
+            _ => 0,
+        })
+    })
+}
+
+/// The URL of a SEND_WEBHOOK output; empty otherwise. Borrowed from `output`.
+#[no_mangle]
+pub extern "C" fn a2a_output_url(output: *const a2a_output) -> a2a_str {
+    guard_value(a2a_str::of(b""), || {
+        a2a_str::of(arg(output, "output").map_or(&b""[..], |o| match &o.inner {
+            Output::SendWebhook(w) => w.request.url.as_bytes(),
+            _ => &b""[..],
+        }))
+    })
+}
+
+/// The delivery id of a SEND_WEBHOOK output (give it back with the result); 0 otherwise.
+#[no_mangle]
+pub extern "C" fn a2a_output_delivery_id(output: *const a2a_output) -> u64 {
+    guard_value(0, || {
+        arg(output, "output").map_or(0, |o| match &o.inner {
+            Output::SendWebhook(w) => w.id.0,
+            _ => 0,
+        })
+    })
+}
+
+/// Frees an output; NULL does nothing.
+#[no_mangle]
+pub extern "C" fn a2a_output_free(output: *mut a2a_output) {
+    guard_value((), || crate::free_box(output))
+}
