@@ -598,9 +598,11 @@ a2a_result a2a_negotiate_version(const char *requested,
                                  size_t *index_out);
 
 // Chooses the interface a client uses from an Agent Card (its JSON bytes, v1.0 or v0.3
-// shape). `bindings` and `versions` say what the client speaks, in order of preference, as
-// comma-separated lists (`"JSONRPC,HTTP+JSON,GRPC"`, `"1.0,0.3"`); NULL means all three
-// bindings and "1.0,0.3". `A2A_RESULT_CARD` when the card is invalid or no interface fits.
+// shape). `bindings` and `versions` say what the client speaks, as comma-separated lists
+// (`"JSONRPC,HTTP+JSON,GRPC"`, `"1.0,0.3"`); NULL means all three bindings and "1.0,0.3".
+// The card's order decides the binding (its first entry the client speaks); among that
+// binding's entries the client's order of `versions` decides. `A2A_RESULT_CARD` when the
+// card is invalid or no interface fits.
 a2a_result a2a_select_interface(const uint8_t *card_json,
                                 size_t card_json_len,
                                 const char *bindings,
@@ -964,6 +966,23 @@ a2a_result a2a_service_handle_request(struct a2a_service *service,
                                       size_t body_len,
                                       int64_t now_ms,
                                       uint64_t *call_out);
+
+// Decodes a request the way `a2a_service_handle_request` would, without serving it, and
+// writes what it asks as JSON to `*decoded_out`: `{"method": "SendMessage", "request": {..
+// the v1.0 request message, canonical ProtoJSON ..}, "version": "1.0", "binding":
+// "JSONRPC", "jsonrpc_id": 1}` (`jsonrpc_id` null on the other bindings). For routing and
+// inspection; the card route is not decoded. `A2A_RESULT_DECODE` when the request would be
+// refused (`a2a_service_handle_request` gives the refusal's exact answer).
+a2a_result a2a_service_decode(const struct a2a_service *service,
+                              const char *method,
+                              size_t method_len,
+                              const char *target,
+                              size_t target_len,
+                              const struct a2a_header *headers,
+                              size_t headers_len,
+                              const uint8_t *body,
+                              size_t body_len,
+                              struct a2a_bytes **decoded_out);
 
 // The host's verdict on an `A2A_OUTPUT_KIND_AUTHENTICATE` output for `call`: with
 // `refuse_kind` 0 the call goes on as `principal` (NULL: anonymous); otherwise it is

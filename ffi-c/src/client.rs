@@ -79,10 +79,10 @@ pub extern "C" fn a2a_client_call(
     guard(|| {
         let c = arg_mut(client, "client")?;
         let o = out(response_out, "response_out")?;
-        let op = operation(method, params_json, params_json_len)?;
-        if op.method().is_streaming() {
+        if a2a::op::Method::from_number(method).is_some_and(a2a::op::Method::is_streaming) {
             return Err(crate::invalid("a streaming method: use a2a_client_stream"));
         }
+        let op = operation(method, params_json, params_json_len)?;
         let r = smol::block_on(c.inner.call(op)).map_err(a2a_error::transport)?;
         let mut bytes = Vec::new();
         r.to_json(&mut bytes).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
@@ -137,10 +137,10 @@ pub struct a2a_stream {
 }
 
 fn open(c: &mut a2a_client, method: u32, params_json: *const u8, params_json_len: usize) -> Result<EventStream, a2a_error> {
-    let op = operation(method, params_json, params_json_len)?;
-    if !op.method().is_streaming() {
+    if a2a::op::Method::from_number(method).is_some_and(|m| !m.is_streaming()) {
         return Err(crate::invalid("not a streaming method: use a2a_client_call"));
     }
+    let op = operation(method, params_json, params_json_len)?;
     smol::block_on(c.inner.stream(op)).map_err(a2a_error::transport)
 }
 

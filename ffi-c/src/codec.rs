@@ -303,9 +303,11 @@ pub(crate) fn read_card(card_json: &[u8]) -> Result<a2a::v1::AgentCard, a2a_erro
 }
 
 /// Chooses the interface a client uses from an Agent Card (its JSON bytes, v1.0 or v0.3
-/// shape). `bindings` and `versions` say what the client speaks, in order of preference, as
-/// comma-separated lists (`"JSONRPC,HTTP+JSON,GRPC"`, `"1.0,0.3"`); NULL means all three
-/// bindings and "1.0,0.3". `A2A_RESULT_CARD` when the card is invalid or no interface fits.
+/// shape). `bindings` and `versions` say what the client speaks, as comma-separated lists
+/// (`"JSONRPC,HTTP+JSON,GRPC"`, `"1.0,0.3"`); NULL means all three bindings and "1.0,0.3".
+/// The card's order decides the binding (its first entry the client speaks); among that
+/// binding's entries the client's order of `versions` decides. `A2A_RESULT_CARD` when the
+/// card is invalid or no interface fits.
 #[no_mangle]
 pub extern "C" fn a2a_select_interface(
     card_json: *const u8,

@@ -137,6 +137,8 @@ pub struct a2a_exchange {
     inner: Exchange,
     head_seen: bool,
     ended: bool,
+    /// A DONE step was handed out: the exchange is over.
+    done: bool,
 }
 
 /// Starts `method` (an `a2a_method`) with `params_json` (its v1.0 request message as
@@ -156,7 +158,7 @@ pub extern "C" fn a2a_client_core_start(
         let o = out(exchange_out, "exchange_out")?;
         let op = operation(method, params_json, params_json_len)?;
         let x = c.inner.start(op).map_err(a2a_error::client)?;
-        box_out(o, a2a_exchange { inner: x, head_seen: false, ended: false });
+        box_out(o, a2a_exchange { inner: x, head_seen: false, ended: false, done: false });
         Ok(())
     })
 }
@@ -199,7 +201,7 @@ pub extern "C" fn a2a_exchange_handle_head(
     guard(|| {
         let x = arg_mut(exchange, "exchange")?;
         let hs = headers_arg(headers, headers_len, "headers")?;
-        if x.head_seen || x.inner.is_over() {
+        if x.head_seen || x.done || x.inner.is_over() {
             return Err(a2a_error::local(a2a_result::WrongState, String::from("the head of this answer was fed already")));
         }
         x.head_seen = true;
@@ -215,7 +217,7 @@ pub extern "C" fn a2a_exchange_handle_body(exchange: *mut a2a_exchange, body: *c
     guard(|| {
         let x = arg_mut(exchange, "exchange")?;
         let b = bytes_arg(body, body_len, "body")?;
-        if !x.head_seen || x.ended {
+        if !x.head_seen || x.ended || x.done {
             return Err(a2a_error::local(a2a_result::WrongState, String::from("body bytes before the head or after the end")));
         }
         x.inner.handle_body(b);
@@ -248,8 +250,11 @@ pub extern "C" fn a2a_exchange_poll(exchange: *mut a2a_exchange, now_ms: i64, st
     guard(|| {
         let x = arg_mut(exchange, "exchange")?;
         let o = out(step_out, "step_out")?;
-        let was_over = x.inner.is_over();
+        if x.done {
+            return Err(a2a_error::local(a2a_result::WrongState, String::from("the exchange is over")));
+        }
         let step = x.inner.poll(timestamp(now_ms));
+        x.done = matches!(step, Step::Done(_));
         let s = match step {
             Step::Send(req) => a2a_step { kind: a2a_step_kind::Send, request: Some(req), json: Vec::new(), error: None },
             Step::Read => a2a_step { kind: a2a_step_kind::Read, request: None, json: Vec::new(), error: None },
@@ -266,9 +271,6 @@ pub extern "C" fn a2a_exchange_poll(exchange: *mut a2a_exchange, now_ms: i64, st
                 a2a_step { kind: a2a_step_kind::StreamEnded, request: None, json: Vec::new(), error: None }
             }
             Step::Done(Finished::Failed(e)) => {
-                if was_over {
-                    return Err(a2a_error::local(a2a_result::WrongState, String::from("the exchange is over")));
-                }
                 a2a_step { kind: a2a_step_kind::Failed, request: None, json: Vec::new(), error: Some(a2a_error::client(e)) }
             }
             Step::Done(_) | _ => return Err(a2a_error::local(a2a_result::WrongState, String::from("the exchange is over"))),

@@ -305,6 +305,52 @@ pub extern "C" fn a2a_service_handle_request(
     })
 }
 
+/// Decodes a request the way `a2a_service_handle_request` would, without serving it, and
+/// writes what it asks as JSON to `*decoded_out`: `{"method": "SendMessage", "request": {..
+/// the v1.0 request message, canonical ProtoJSON ..}, "version": "1.0", "binding":
+/// "JSONRPC", "jsonrpc_id": 1}` (`jsonrpc_id` null on the other bindings). For routing and
+/// inspection; the card route is not decoded. `A2A_RESULT_DECODE` when the request would be
+/// refused (`a2a_service_handle_request` gives the refusal's exact answer).
+#[no_mangle]
+pub extern "C" fn a2a_service_decode(
+    service: *const a2a_service,
+    method: *const c_char,
+    method_len: usize,
+    target: *const c_char,
+    target_len: usize,
+    headers: *const a2a_header,
+    headers_len: usize,
+    body: *const u8,
+    body_len: usize,
+    decoded_out: *mut *mut crate::a2a_bytes,
+) -> a2a_result {
+    guard(|| {
+        let s = arg(service, "service")?;
+        let o = out(decoded_out, "decoded_out")?;
+        let m = str_arg(method, method_len, "method")?;
+        let t = str_arg(target, target_len, "target")?;
+        let hs = headers_arg(headers, headers_len, "headers")?;
+        let b = bytes_arg(body, body_len, "body")?;
+        let pairs: Vec<(&str, &str)> = hs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let req = HttpRequest { method: m, target: t, headers: &pairs, body: b };
+        let call = s.inner.endpoint().decode(&req).map_err(|r| {
+            a2a_error::local(a2a_result::Decode, format!("the request is refused with status {}: {}", r.status, String::from_utf8_lossy(&r.body)))
+        })?;
+        let mut op = Vec::new();
+        call.operation.to_json(&mut op).map_err(|e| a2a_error::local(a2a_result::Decode, e.to_string()))?;
+        let request: serde_json::Value = serde_json::from_slice(&op).map_err(|e| a2a_error::local(a2a_result::Decode, e.to_string()))?;
+        let v = serde_json::json!({
+            "method": call.method().names().v1,
+            "request": request,
+            "version": call.version.to_string(),
+            "binding": call.binding.as_str(),
+            "jsonrpc_id": call.jsonrpc_id,
+        });
+        crate::bytes_out(o, serde_json::to_vec(&v).map_err(|e| a2a_error::local(a2a_result::Decode, e.to_string()))?);
+        Ok(())
+    })
+}
+
 /// The host's verdict on an `A2A_OUTPUT_KIND_AUTHENTICATE` output for `call`: with
 /// `refuse_kind` 0 the call goes on as `principal` (NULL: anonymous); otherwise it is
 /// answered with that error kind (`A2A_ERROR_KIND_UNAUTHENTICATED`,

@@ -1,0 +1,104 @@
+/* Helpers shared by the C tests: checks that count failures, files, base64, strings. */
+#ifndef A2A_TEST_COMMON_H
+#define A2A_TEST_COMMON_H
+
+#include <a2a_wire.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int test_failures;
+static int test_checks;
+
+#define S(lit) lit, sizeof(lit) - 1
+#define U(lit) (const uint8_t *)lit, sizeof(lit) - 1
+
+static void fail_at(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "FAIL %s:%d: ", file, line);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  test_failures++;
+}
+
+#define CHECK(cond, ...)                                  \
+  do {                                                    \
+    test_checks++;                                        \
+    if (!(cond)) fail_at(__FILE__, __LINE__, __VA_ARGS__); \
+  } while (0)
+
+/* The last error's message, for failure reports. */
+static inline const char *last_message(void) {
+  static char buf[512];
+  a2a_str m = a2a_error_message(a2a_error_last());
+  snprintf(buf, sizeof buf, "%.*s", (int)m.len, m.data);
+  return buf;
+}
+
+#define CHECK_OK(call)                                                                         \
+  do {                                                                                         \
+    a2a_result r_ = (call);                                                                    \
+    test_checks++;                                                                             \
+    if (r_ != A2A_RESULT_OK) fail_at(__FILE__, __LINE__, "%s -> %s: %s", #call, a2a_result_message(r_), last_message()); \
+  } while (0)
+
+#define CHECK_RESULT(call, want)                                                                     \
+  do {                                                                                               \
+    a2a_result r_ = (call);                                                                          \
+    test_checks++;                                                                                   \
+    if (r_ != (want)) fail_at(__FILE__, __LINE__, "%s -> %u (%s), want %s", #call, (unsigned)r_, a2a_result_message(r_), #want); \
+  } while (0)
+
+static inline int str_eq(a2a_str s, const char *c) { return s.len == strlen(c) && memcmp(s.data, c, s.len) == 0; }
+
+static inline int str_contains(a2a_str s, const char *needle) {
+  size_t n = strlen(needle);
+  if (n == 0) return 1;
+  for (size_t i = 0; i + n <= s.len; i++)
+    if (memcmp(s.data + i, needle, n) == 0) return 1;
+  return 0;
+}
+
+static inline char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap + 1);
+  size_t got;
+  while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) {
+      char *bigger = realloc(buf, cap * 2 + 1);
+      if (!bigger) { free(buf); buf = NULL; break; }
+      buf = bigger, cap *= 2;
+    }
+  }
+  fclose(f);
+  if (buf) buf[n] = 0, *len = n;
+  return buf;
+}
+
+/* Standard base64 (with or without padding); returns a malloc'd buffer or NULL. */
+static inline uint8_t *base64_decode(const char *in, size_t *out_len) {
+  size_t n = strlen(in);
+  uint8_t *out = malloc(n / 4 * 3 + 3);
+  size_t o = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < n && out; i++) {
+    char c = in[i];
+    int v = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : c >= '0' && c <= '9' ? c - '0' + 52
+          : c == '+' || c == '-' ? 62 : c == '/' || c == '_' ? 63 : -1;
+    if (c == '=') break;
+    if (v < 0) { free(out); return NULL; }
+    acc = acc << 6 | (uint32_t)v, bits += 6;
+    if (bits >= 8) bits -= 8, out[o++] = (uint8_t)(acc >> bits);
+  }
+  if (out) *out_len = o;
+  return out;
+}
+
+#endif
