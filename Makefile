@@ -6,15 +6,21 @@ THUMB := thumbv7em-none-eabihf
 FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean
+.PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
+	interop-py c-lib c-header c-header-check install c-test bench-c
 
-test: deps fmt-check unit oracle interop nostd bench-build fuzz-smoke
+test: deps fmt-check unit oracle interop c-test nostd bench-build fuzz-smoke
 	@echo "make test: all passed"
+
+CBINDGEN_VERSION := 0.29.4
+C_DEBS := valgrind libcjson-dev libcpp-httplib-dev pkg-config cmake
 
 deps:
 	rustup component add rustfmt
 	rustup target add $(THUMB)
 	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
+	@cbindgen --version 2>/dev/null | grep -qx "cbindgen $(CBINDGEN_VERSION)" || $(CARGO) install cbindgen --version $(CBINDGEN_VERSION) --locked
+	@dpkg -s $(C_DEBS) >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq $(C_DEBS))
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -43,11 +49,14 @@ interop: interop-deps
 	$(CARGO) build -p a2a-wire-cli -p a2a-wire-tests --bins
 	python3 tests/interop/run.py
 
-interop-deps:
-	test -x $(INTEROP_PY)/bin/python || python3 -m venv $(INTEROP_PY)
-	$(INTEROP_PY)/bin/pip install -q --disable-pip-version-check -r tests/interop/python/requirements.txt
+interop-deps: interop-py
 	cd tests/interop/js && npm ci --no-audit --no-fund
 	cd tests/interop/go && go build -o ../../../target/interop-go/ ./cmd/...
+
+# The official Python SDK (a2a-sdk from PyPI) in its own venv.
+interop-py:
+	test -x $(INTEROP_PY)/bin/python || python3 -m venv $(INTEROP_PY)
+	$(INTEROP_PY)/bin/pip install -q --disable-pip-version-check -r tests/interop/python/requirements.txt
 
 # Server benchmarks over sockets with wrk against the official SDKs' servers and a floor
 # (bench/server/run.py; results in BENCHMARKS.md). Not part of `make test`.
@@ -80,6 +89,54 @@ fuzz-smoke:
 	for t in jsonrpc_request rest_request grpc_request sse_decoder http1_response; do \
 	  (cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048) || exit 1; \
 	done
+
+# ---- The C binding (ffi-c/): liba2a_wire.so / .a and include/a2a_wire.h -----------------
+# `make install PREFIX=DIR` installs the libraries, the header, a pkg-config file and a CMake
+# package config; `make c-test` checks the header for drift, installs into target/c-prefix and
+# runs the C tests and examples against that copy (ffi-c/tests/run.sh).
+PREFIX ?= /usr/local
+C_VERSION := $(shell sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+C_MAJOR := $(word 1,$(subst ., ,$(C_VERSION)))
+C_MINOR := $(word 2,$(subst ., ,$(C_VERSION)))
+C_PREFIX := $(CURDIR)/target/c-prefix
+C_SUBST := -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(C_VERSION)|g' -e 's|@MAJOR@|$(C_MAJOR)|g' -e 's|@MINOR@|$(C_MINOR)|g'
+
+c-lib:
+	$(CARGO) build --release -p a2a-wire-c
+
+# Regenerates ffi-c/include/a2a_wire.h (commit the result); c-header-check fails on drift.
+c-header:
+	ffi-c/gen-header.sh
+c-header-check:
+	ffi-c/gen-header.sh --check
+
+install: c-lib
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire
+	install -m 644 ffi-c/include/a2a_wire.h $(DESTDIR)$(PREFIX)/include/a2a_wire.h
+	install -m 755 target/release/liba2a_wire.so $(DESTDIR)$(PREFIX)/lib/liba2a_wire.so.$(C_VERSION)
+	ln -sf liba2a_wire.so.$(C_VERSION) $(DESTDIR)$(PREFIX)/lib/liba2a_wire.so.$(C_MAJOR)
+	ln -sf liba2a_wire.so.$(C_MAJOR) $(DESTDIR)$(PREFIX)/lib/liba2a_wire.so
+	install -m 644 target/release/liba2a_wire.a $(DESTDIR)$(PREFIX)/lib/liba2a_wire.a
+	sed $(C_SUBST) ffi-c/a2a_wire.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/a2a_wire.pc
+	sed $(C_SUBST) ffi-c/cmake/a2a_wireConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire/a2a_wireConfig.cmake
+	sed $(C_SUBST) ffi-c/cmake/a2a_wireConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire/a2a_wireConfigVersion.cmake
+
+c-test: c-header-check interop-py
+	rm -rf $(C_PREFIX)
+	$(MAKE) install PREFIX=$(C_PREFIX)
+	ffi-c/tests/run.sh $(C_PREFIX)
+	ffi-c/tests/readme.sh
+
+# The C boundary benchmarks (bench/c/run.py; results in BENCHMARKS.md): the codec through the C
+# API against the same in Rust, and the C agent against the Rust demo agent on the same server.
+C_BENCH := target/c-bench
+bench-c: interop-py
+	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(CARGO) build --release -p a2a-wire-c -p a2a-wire-cli -p a2a-wire-bench --bins
+	mkdir -p $(C_BENCH)
+	cc -O2 -Wall -Wextra -Iffi-c/include bench/c/codec_loop.c target/release/liba2a_wire.a -lpthread -ldl -lm -o $(C_BENCH)/codec_loop
+	cc -O2 -Wall -Wextra -Iffi-c/include examples/c/agent.c target/release/liba2a_wire.a -lpthread -ldl -lm -o $(C_BENCH)/agent
+	python3 bench/c/run.py
 
 # The benchmarks must keep compiling; `make bench` runs them (see BENCHMARKS.md).
 bench-build:

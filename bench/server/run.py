@@ -148,6 +148,9 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-sdks", action="store_true")
+    ap.add_argument("--c-agent", help="also measure this build of examples/c/agent.c (the C agent on the ready server)")
+    ap.add_argument("--only", help="comma-separated server names to measure (SSE and memory are then skipped)")
+    ap.add_argument("--out", default=str(TARGET / "bench-server.json"))
     args = ap.parse_args()
     if not LUA.exists():
         sys.exit(f"run.py: no load script at {LUA} (A2A_BENCH_LUA names another one)")
@@ -162,6 +165,8 @@ def main():
     db = TARGET / "bench-store.db"
     specs.append(("a2a-wire-sqlite", lambda p: [str(REL / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{p}", "--store", str(db)], "/a2a/jsonrpc", True))
     specs.append(("floor", lambda p: [str(REL / "floor-server"), "--addr", f"127.0.0.1:{p}", "--body", str(TARGET / "bench-floor-body.json")], "/a2a/jsonrpc", False))
+    if args.c_agent:
+        specs.append(("c-agent", lambda p: [str(Path(args.c_agent).resolve()), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
     if not args.skip_sdks:
         specs.append(("python-sdk", lambda p: [str(py), str(ROOT / "tests/interop/python/their_server.py"), "--port", str(p)], "/a2a/jsonrpc", True))
         specs.append(("js-sdk", lambda p: ["node", str(ROOT / "tests/interop/js/their_server.mjs"), "--port", str(p)], "/a2a/jsonrpc", True))
@@ -173,6 +178,9 @@ def main():
     (TARGET / "bench-floor-body.json").write_bytes(body)
     results["answer_bytes"] = len(body)
 
+    if args.only:
+        keep = set(args.only.split(","))
+        specs = [s for s in specs if s[0] in keep]
     runs = {(name, c): [] for name, *_ in specs for c in CONCURRENCY}
     for rep in range(args.repeats):
         for name, cmd, path, card in specs:
@@ -206,6 +214,11 @@ def main():
         cells = "  ".join(f"-c{c} {per[f'c{c}']['ok_rps']:>8.0f}/s p99 {per[f'c{c}']['p99_ms']:6.2f} ms" for c in CONCURRENCY)
         print(f"  {name:<16} {cells}", file=sys.stderr)
 
+    if args.only:
+        Path(args.out).write_text(json.dumps(results, indent=1))
+        print(json.dumps(results, indent=1))
+        return 0
+
     # --- 2. SSE -------------------------------------------------------------------------------
     port = free_port()
     srv = Server("a2a-wire-sse", specs[0][1](port), port, "/a2a/jsonrpc")
@@ -233,7 +246,7 @@ def main():
         srv.stop()
     results["memory"] = mem
 
-    (TARGET / "bench-server.json").write_text(json.dumps(results, indent=1))
+    Path(args.out).write_text(json.dumps(results, indent=1))
     print(json.dumps(results, indent=1))
     return 0
 

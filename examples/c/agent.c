@@ -1,6 +1,5 @@
-/* The demo echo agent on a2a-wire's ready server: `agent 127.0.0.1:PORT`.
- * "need-input" asks a question (a follow-up completes it), "slow" streams three chunks,
- * "message-only" replies with a message, anything else is echoed as an artifact. */
+/* The demo echo agent on a2a-wire's ready server: `agent 127.0.0.1:PORT`. "need-input" asks a
+ * question, "slow" streams three chunks, "message-only" replies with a message, else echo. */
 #include <a2a_wire.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,7 +13,6 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
 static int running; /* "slow" threads still publishing */
-
 static void *slow(void *arg) {
   a2a_sink *sink = arg;
   const char *piece[] = {"one ", "two ", "three"};
@@ -33,7 +31,7 @@ static void *slow(void *arg) {
 static void start(void *userdata, const a2a_run *run, a2a_sink *sink) {
   (void)userdata;
   a2a_str text = a2a_run_text(run);
-  bool first = !a2a_run_is_follow_up(run);
+  bool first = !a2a_run_is_follow_up(run); /* a follow-up of need-input is echoed */
   if (first && IS(text, "need-input")) {
     a2a_sink_status(sink, A2A_TASK_STATE_INPUT_REQUIRED, S("What should I echo?"));
   } else if (first && IS(text, "slow")) {

@@ -334,7 +334,10 @@ pub extern "C" fn a2a_service_decode(
         let pairs: Vec<(&str, &str)> = hs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let req = HttpRequest { method: m, target: t, headers: &pairs, body: b };
         let call = s.inner.endpoint().decode(&req).map_err(|r| {
-            a2a_error::local(a2a_result::Decode, format!("the request is refused with status {}: {}", r.status, String::from_utf8_lossy(&r.body)))
+            a2a_error::local(
+                a2a_result::Decode,
+                format!("the request is refused with status {}: {}", r.status, String::from_utf8_lossy(&r.body)),
+            )
         })?;
         let mut op = Vec::new();
         call.operation.to_json(&mut op).map_err(|e| a2a_error::local(a2a_result::Decode, e.to_string()))?;

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The C boundary benchmarks, in one run (results with the exact commands in BENCHMARKS.md).
+
+    python3 bench/c/run.py [--repeats 7] [--iterations 20000] [--seconds 10] [--server-repeats 3]
+
+`make bench-c` builds what it needs first: release builds of liba2a_wire, `codec-loop`,
+`a2a-wire` and the bench tools, and, against the release library, bench/c/codec_loop.c and
+examples/c/agent.c in target/c-bench/.
+
+1. Codec: decode + validate + encode of tests/vectors/bench/sample_task.json (JSON -> Task ->
+   JSON), in Rust (`codec::json::decode` + `encode_into`, reusing the output buffer) and
+   through the C API (`a2a_transcode_into` into a caller buffer; `a2a_transcode` returning
+   an owned buffer). Runs interleaved (rust, c-into, c-alloc, rust, ...) so that the
+   machine's drift hits all three alike; medians of `repeats` runs. Also instructions per
+   operation under callgrind (repeatable on a noisy machine): (I(3k) - I(k)) / 2k.
+2. Server: the C agent (examples/c/agent.c) on the ready server against the Rust demo agent
+   on the same server (`a2a-wire serve --store memory`), both through bench/server/run.py's
+   wrk load at 1, 8 and 32 connections.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = ROOT / "target"
+CB = TARGET / "c-bench"
+
+
+def run(cmd, timeout=600):
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def instructions(cmd):
+    """Total instructions of `cmd` under callgrind."""
+    out_file = CB / "callgrind.out"
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}"] + cmd,
+                   capture_output=True, text=True, timeout=900, check=True)
+    for line in out_file.read_text().splitlines():
+        if line.startswith("summary:") or line.startswith("totals:"):
+            return int(line.split()[1])
+    raise RuntimeError("no callgrind totals")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--iterations", type=int, default=20000)
+    ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--server-repeats", type=int, default=3)
+    ap.add_argument("--skip-server", action="store_true")
+    args = ap.parse_args()
+    wire = CB / "sample_task.wire.json"
+    subprocess.run([str(TARGET / "release" / "codec-loop"), "--write-wire", str(ROOT / "tests/vectors/bench/sample_task.json"), str(wire)], check=True)
+    impls = {
+        "rust": [str(TARGET / "release" / "codec-loop"), str(wire)],
+        "c-into": [str(CB / "codec_loop"), str(wire), None, "into"],
+        "c-alloc": [str(CB / "codec_loop"), str(wire), None, "alloc"],
+    }
+
+    def cmd(name, n):
+        c = list(impls[name])
+        if len(c) == 2:
+            return c + [str(n)]
+        c[2] = str(n)
+        return c
+
+    samples = {k: [] for k in impls}
+    for _ in range(args.repeats):
+        for name in impls:
+            samples[name].append(run(cmd(name, args.iterations))["ns_per_op"])
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    k = 2000
+    instr = {name: (instructions(cmd(name, 3 * k)) - instructions(cmd(name, k))) / (2 * k) for name in impls}
+    cpu = "unknown"
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    codec = {
+        "cpu_model": cpu,
+        "input_bytes": wire.stat().st_size,
+        "iterations": args.iterations,
+        "repeats": args.repeats,
+        "ns_per_op_median": med,
+        "ns_per_op_runs": samples,
+        "instructions_per_op": instr,
+        "c_into_over_rust": med["c-into"] / med["rust"],
+        "c_alloc_over_rust": med["c-alloc"] / med["rust"],
+        "c_into_over_rust_instructions": instr["c-into"] / instr["rust"],
+        "c_alloc_over_rust_instructions": instr["c-alloc"] / instr["rust"],
+    }
+    print(f"CPU: {cpu}", file=sys.stderr)
+    for name in impls:
+        print(f"  {name:<8} {med[name]:8.0f} ns/op (median of {args.repeats}; runs {[round(x) for x in samples[name]]}), "
+              f"{instr[name]:9.0f} instructions/op", file=sys.stderr)
+    print(f"  C API / Rust: into {codec['c_into_over_rust']:.3f} (instructions {codec['c_into_over_rust_instructions']:.3f}), "
+          f"alloc {codec['c_alloc_over_rust']:.3f} (instructions {codec['c_alloc_over_rust_instructions']:.3f})", file=sys.stderr)
+    results = {"codec": codec}
+    if not args.skip_server:
+        out = TARGET / "bench-c-server.json"
+        subprocess.run([sys.executable, str(ROOT / "bench/server/run.py"), "--only", "a2a-wire,c-agent", "--c-agent", str(CB / "agent"),
+                        "--seconds", str(args.seconds), "--repeats", str(args.server_repeats), "--out", str(out)], check=True, timeout=3600)
+        server = json.loads(out.read_text())
+        sm = server["sendmessage"]
+        ratios = {c: sm["c-agent"][c]["ok_rps"] / sm["a2a-wire"][c]["ok_rps"] for c in sm["a2a-wire"]}
+        results["server"] = {"sendmessage": sm, "c_over_rust_rps": ratios, "cpu_model": server["cpu_model"]}
+        print("  C agent / Rust agent requests per second: " + ", ".join(f"{c} {r:.3f}" for c, r in ratios.items()), file=sys.stderr)
+    (TARGET / "bench-c.json").write_text(json.dumps(results, indent=1))
+    print(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
