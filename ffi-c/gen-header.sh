@@ -22,6 +22,8 @@ if [ "${1:-}" = "--check" ]; then
     echo "ffi-c/include/a2a_wire.h is out of date: run ffi-c/gen-header.sh and commit it" >&2
     exit 1
   fi
+  grep -qx "#define A2A_WIRE_VERSION \"$version\"" "$here/include/a2a_wire.h" || { echo "A2A_WIRE_VERSION is not $version" >&2; exit 1; }
+  grep -qx "#define A2A_WIRE_VERSION_MAJOR $major" "$here/include/a2a_wire.h" || { echo "A2A_WIRE_VERSION_MAJOR is not $major" >&2; exit 1; }
   echo "a2a_wire.h matches the sources (cbindgen $CBINDGEN_VERSION, version $version)"
 else
   cp "$tmp/a2a_wire.h" "$here/include/a2a_wire.h"

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -61,28 +62,6 @@ int64_t now_ms() {
 std::string str(a2a_str s) { return std::string(s.data, s.len); }
 const uint8_t *bytes(const std::string &s) { return reinterpret_cast<const uint8_t *>(s.data()); }
 
-std::string json_string(const std::string &s) {  // a JSON string literal for UTF-8 `s`
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    char esc[8];
-    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
-    else if (c < 0x20) snprintf(esc, sizeof esc, "\\u%04x", c), out += esc;
-    else out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
-
-std::string text_parts(const std::string &text) { return "\"parts\":[{\"text\":" + json_string(text) + "}]"; }
-
-std::string agent_message(const a2a_run *run, const std::string &text) {  // ProtoJSON Message
-  std::string id = str(a2a_run_task_id(run)) + "-r" + std::to_string(a2a_run_id(run)) + "-reply";
-  return "{\"messageId\":" + json_string(id) + ",\"role\":\"ROLE_AGENT\"," + text_parts(text) + "}";
-}
-
-std::string artifact(const std::string &id, const std::string &text) {  // ProtoJSON Artifact
-  return "{\"artifactId\":" + json_string(id) + "," + text_parts(text) + "}";
-}
-
 void drain();
 
 // ---------------------------------------------------------------- the agent
@@ -94,8 +73,7 @@ void slow_worker(uint64_t id) {  // "slow": three chunks 0.7 s apart, off the HT
   for (int i = 0; i < 3 && go; i++) {
     // Sleep without the lock; wake at once when the run is canceled or the server stops.
     go = !changed.wait_for(lock, 700ms, [&] { return runs.at(id).canceled || stopping; });
-    std::string a = artifact("slow", piece[i]);
-    go = go && a2a_service_agent_artifact(svc, id, bytes(a), a.size(), i > 0, i == 2, now_ms()) == A2A_RESULT_OK;
+    go = go && a2a_service_agent_artifact_text(svc, id, S("slow"), piece[i], strlen(piece[i]), i > 0, i == 2, now_ms()) == A2A_RESULT_OK;
     drain();  // a refused event (the task is over) ends the loop too
   }
   if (go) a2a_service_agent_status(svc, id, A2A_TASK_STATE_COMPLETED, nullptr, 0, now_ms());
@@ -114,8 +92,7 @@ void start_run(a2a_output *start) {  // lock held; `start` is a START_RUN output
   if (r.canceled || stopping) {
     // Canceled before it began: nothing to publish.
   } else if (first && text == "need-input") {
-    std::string m = agent_message(run, "What should I echo?");
-    a2a_service_agent_status(svc, id, A2A_TASK_STATE_INPUT_REQUIRED, bytes(m), m.size(), now);
+    a2a_service_agent_status_text(svc, id, A2A_TASK_STATE_INPUT_REQUIRED, S("What should I echo?"), now);
   } else if (first && text == "slow") {
     a2a_service_agent_status(svc, id, A2A_TASK_STATE_WORKING, nullptr, 0, now);
     for (auto it = runs.begin(); it != runs.end();)  // join the workers that have finished
@@ -129,11 +106,9 @@ void start_run(a2a_output *start) {  // lock held; `start` is a START_RUN output
       return a2a_output_free(start);
     }
   } else if (first && text == "message-only") {
-    std::string m = agent_message(run, text);
-    a2a_service_agent_message(svc, id, bytes(m), m.size(), now);
+    a2a_service_agent_message_text(svc, id, text.data(), text.size(), now);
   } else {
-    std::string a = artifact("echo", text);
-    a2a_service_agent_artifact(svc, id, bytes(a), a.size(), false, true, now);
+    a2a_service_agent_artifact_text(svc, id, S("echo"), text.data(), text.size(), false, true, now);
     a2a_service_agent_status(svc, id, A2A_TASK_STATE_COMPLETED, nullptr, 0, now);
   }
   a2a_service_run_end(svc, id, nullptr, 0, now);
@@ -226,7 +201,7 @@ void serve(const httplib::Request &req, httplib::Response &res) {
   uint64_t call = 0;
   a2a_result r = a2a_service_handle_request(svc, req.method.data(), req.method.size(), req.target.data(), req.target.size(),
                                             headers.data(), headers.size(), bytes(req.body), req.body.size(), now_ms(), &call);
-  if (r != A2A_RESULT_OK) {  // the library refused the input itself (a header that is not UTF-8, say)
+  if (r != A2A_RESULT_OK) {  // the library refused the input itself (a header name that is not UTF-8)
     res.status = 400;
     return res.set_content(str(a2a_error_message(a2a_error_last())) + "\n", "text/plain");
   }
@@ -302,9 +277,9 @@ int main(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a client that went away is a failed write, not a signal
 
-  std::string base = "http://" + addr;
+  std::string base = "http://" + addr;  // IP:PORT: nothing in it needs JSON escaping
   auto iface = [&](const char *path, const char *binding, const char *version) {
-    return "{\"url\":" + json_string(base + path) + ",\"protocolBinding\":\"" + binding + "\",\"protocolVersion\":\"" +
+    return "{\"url\":\"" + base + path + "\",\"protocolBinding\":\"" + binding + "\",\"protocolVersion\":\"" +
            version + "\"}";
   };
   std::string card = "{\"name\":\"a2a-wire C++ embed\",\"description\":\"Echoes text back: need-input asks a question, "

@@ -162,6 +162,39 @@ typedef uint32_t a2a_decode_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// The task states, with the proto's numbers.
+enum a2a_task_state
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Unknown.
+  A2A_TASK_STATE_UNSPECIFIED = 0,
+  // Received, not started.
+  A2A_TASK_STATE_SUBMITTED = 1,
+  // In progress.
+  A2A_TASK_STATE_WORKING = 2,
+  // Done (terminal).
+  A2A_TASK_STATE_COMPLETED = 3,
+  // Failed (terminal).
+  A2A_TASK_STATE_FAILED = 4,
+  // Canceled (terminal).
+  A2A_TASK_STATE_CANCELED = 5,
+  // Waiting for the user (interrupted).
+  A2A_TASK_STATE_INPUT_REQUIRED = 6,
+  // Refused by the agent (terminal).
+  A2A_TASK_STATE_REJECTED = 7,
+  // Waiting for authentication (interrupted).
+  A2A_TASK_STATE_AUTH_REQUIRED = 8,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_task_state a2a_task_state;
+#else
+typedef uint32_t a2a_task_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // What an output asks the host to do (`a2a_output_get_kind`). The values are stable.
 enum a2a_output_kind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -259,39 +292,6 @@ typedef uint32_t a2a_method;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
-// The task states, with the proto's numbers.
-enum a2a_task_state
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  // Unknown.
-  A2A_TASK_STATE_UNSPECIFIED = 0,
-  // Received, not started.
-  A2A_TASK_STATE_SUBMITTED = 1,
-  // In progress.
-  A2A_TASK_STATE_WORKING = 2,
-  // Done (terminal).
-  A2A_TASK_STATE_COMPLETED = 3,
-  // Failed (terminal).
-  A2A_TASK_STATE_FAILED = 4,
-  // Canceled (terminal).
-  A2A_TASK_STATE_CANCELED = 5,
-  // Waiting for the user (interrupted).
-  A2A_TASK_STATE_INPUT_REQUIRED = 6,
-  // Refused by the agent (terminal).
-  A2A_TASK_STATE_REJECTED = 7,
-  // Waiting for authentication (interrupted).
-  A2A_TASK_STATE_AUTH_REQUIRED = 8,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum a2a_task_state a2a_task_state;
-#else
-typedef uint32_t a2a_task_state;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
 // How a webhook attempt went (`a2a_service_handle_webhook_result`).
 enum a2a_webhook_outcome
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -334,6 +334,60 @@ typedef uint32_t a2a_format;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// What a part holds (`a2a_part_get_kind`).
+enum a2a_part_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Nothing (an invalid part, or NULL).
+  A2A_PART_KIND_NONE = 0,
+  // Text (`a2a_part_text`).
+  A2A_PART_KIND_TEXT = 1,
+  // Raw bytes (`a2a_part_raw`).
+  A2A_PART_KIND_RAW = 2,
+  // A URL to the content (`a2a_part_url`).
+  A2A_PART_KIND_URL = 3,
+  // Structured data (`a2a_part_data_json`).
+  A2A_PART_KIND_DATA = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_part_kind a2a_part_kind;
+#else
+typedef uint32_t a2a_part_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// What a stream event is (`a2a_event_get_kind`).
+enum a2a_event_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Nothing (an invalid event, or NULL).
+  A2A_EVENT_KIND_NONE = 0,
+  // The whole task (`a2a_event_task`).
+  A2A_EVENT_KIND_TASK = 1,
+  // A message (`a2a_event_message`).
+  A2A_EVENT_KIND_MESSAGE = 2,
+  // The task's status changed (`a2a_event_state`, `a2a_event_status_message`).
+  A2A_EVENT_KIND_STATUS_UPDATE = 3,
+  // An artifact, or a chunk of one (`a2a_event_artifact`, `a2a_event_is_append`,
+  // `a2a_event_is_last_chunk`).
+  A2A_EVENT_KIND_ARTIFACT_UPDATE = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_event_kind a2a_event_kind;
+#else
+typedef uint32_t a2a_event_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+// An Artifact (`lf.a2a.v1.Artifact`).
+typedef struct a2a_artifact a2a_artifact;
+
 // An owned byte buffer the library returns (encoded messages, JSON). Free it with
 // `a2a_bytes_free`; read it with `a2a_bytes_data` / `a2a_bytes_len`.
 typedef struct a2a_bytes a2a_bytes;
@@ -349,6 +403,10 @@ typedef struct a2a_client_core a2a_client_core;
 // `a2a_error_last_copy`) is freed with `a2a_error_free`.
 typedef struct a2a_error a2a_error;
 
+// A stream event (`lf.a2a.v1.StreamResponse`): a task, a message, a status update or an
+// artifact update.
+typedef struct a2a_event a2a_event;
+
 // One operation in flight. Drive it: `a2a_exchange_poll` until a DONE step, sending what
 // SEND steps say and feeding the answer with `a2a_exchange_handle_head`, `_body`, `_end`.
 typedef struct a2a_exchange a2a_exchange;
@@ -357,8 +415,17 @@ typedef struct a2a_exchange a2a_exchange;
 // `a2a_interface_free`.
 typedef struct a2a_interface a2a_interface;
 
+// A Message (`lf.a2a.v1.Message`).
+typedef struct a2a_message a2a_message;
+
 // One output of the service. Free it with `a2a_output_free`; any thread.
 typedef struct a2a_output a2a_output;
+
+// A Part of a message or an artifact (`lf.a2a.v1.Part`): text, raw bytes, a URL or data.
+typedef struct a2a_part a2a_part;
+
+// The answer to SendMessage (`lf.a2a.v1.SendMessageResponse`): a task or a message.
+typedef struct a2a_reply a2a_reply;
 
 // One agent run: what the agent needs to know. Borrowed from the output (or sink) it
 // came with.
@@ -381,6 +448,9 @@ typedef struct a2a_step a2a_step;
 // The events of one stream. Free it with `a2a_stream_free` (closing the connection if the
 // stream is not over).
 typedef struct a2a_stream a2a_stream;
+
+// A Task (`lf.a2a.v1.Task`).
+typedef struct a2a_task a2a_task;
 
 // A v0.3 ⇄ v1.0 translation: the translated message (type and JSON), the source
 // re-encoded, and every loss (`kind@path`). Free it with `a2a_translation_free`.
@@ -721,6 +791,17 @@ struct a2a_str a2a_step_body(const struct a2a_step *step);
 // An EVENT or ANSWER step's JSON. Borrowed from `step`.
 struct a2a_str a2a_step_json(const struct a2a_step *step);
 
+// An EVENT step's event, typed (borrowed from `step`); NULL otherwise.
+const struct a2a_event *a2a_step_event(const struct a2a_step *step);
+
+// The answer of a SendMessage call (an ANSWER step), typed (borrowed from `step`); NULL
+// otherwise.
+const struct a2a_reply *a2a_step_reply(const struct a2a_step *step);
+
+// The task answered by GetTask or CancelTask (an ANSWER step), typed (borrowed from
+// `step`); NULL otherwise.
+const struct a2a_task *a2a_step_task(const struct a2a_step *step);
+
 // A FAILED step's error (read it with the `a2a_error_*` accessors), borrowed from `step`;
 // NULL otherwise.
 const struct a2a_error *a2a_step_error(const struct a2a_step *step);
@@ -918,6 +999,9 @@ struct a2a_str a2a_run_context_id(const struct a2a_run *run);
 // The user's message as canonical ProtoJSON (`lf.a2a.v1.Message`). Borrowed from `run`.
 struct a2a_str a2a_run_message_json(const struct a2a_run *run);
 
+// The user's message, typed (borrowed from `run`; NULL for NULL).
+const struct a2a_message *a2a_run_message(const struct a2a_run *run);
+
 // The text of the message's text parts, concatenated. Borrowed from `run`.
 struct a2a_str a2a_run_text(const struct a2a_run *run);
 
@@ -953,8 +1037,11 @@ void a2a_service_free(struct a2a_service *service);
 
 // An HTTP request (HTTP/1.1 or HTTP/2; for gRPC the `:path` as target, the metadata as
 // headers and the framed messages as body). `*call_out` is the call's id; its answer
-// comes out of `a2a_service_poll_output`. The Agent Card is answered at
-// `/.well-known/agent-card.json`.
+// comes out of `a2a_service_poll_output`: one ANSWER (a streaming method refused before it
+// started answers this way too), or a STREAM_HEAD, STREAM_FRAMEs and a STREAM_END. The
+// Agent Card is answered at `/.well-known/agent-card.json`. Method, target and header
+// names must be UTF-8 (`A2A_RESULT_INVALID_UTF8`); header values that are not are read
+// with U+FFFD in place of the invalid bytes, and the service answers the request as usual.
 a2a_result a2a_service_handle_request(struct a2a_service *service,
                                       const char *method,
                                       size_t method_len,
@@ -1026,6 +1113,34 @@ a2a_result a2a_service_agent_message(struct a2a_service *service,
                                      size_t message_json_len,
                                      int64_t now_ms);
 
+// As `a2a_service_agent_status`, with the agent message given as text (one text part, a
+// fresh messageId); NULL text: no message.
+a2a_result a2a_service_agent_status_text(struct a2a_service *service,
+                                         uint64_t run,
+                                         uint32_t state,
+                                         const char *text,
+                                         size_t text_len,
+                                         int64_t now_ms);
+
+// As `a2a_service_agent_artifact`, with an artifact `artifact_id` of one text part.
+a2a_result a2a_service_agent_artifact_text(struct a2a_service *service,
+                                           uint64_t run,
+                                           const char *artifact_id,
+                                           size_t artifact_id_len,
+                                           const char *text,
+                                           size_t text_len,
+                                           bool append,
+                                           bool last_chunk,
+                                           int64_t now_ms);
+
+// As `a2a_service_agent_message`, with the message given as text (one text part, a fresh
+// messageId).
+a2a_result a2a_service_agent_message_text(struct a2a_service *service,
+                                          uint64_t run,
+                                          const char *text,
+                                          size_t text_len,
+                                          int64_t now_ms);
+
 // Agent run `run` ended: finished (`failure` NULL), or failed with `failure` as the reason
 // (its task moves to FAILED).
 a2a_result a2a_service_run_end(struct a2a_service *service,
@@ -1067,8 +1182,10 @@ a2a_result a2a_service_shutdown(struct a2a_service *service);
 bool a2a_service_is_idle(const struct a2a_service *service);
 
 // The next thing to do into `*output_out` (free it with `a2a_output_free`);
-// `A2A_RESULT_NONE` when nothing waits. Drain until NONE after every input, carrying the
-// outputs out in order.
+// `A2A_RESULT_NONE` when nothing waits. Drain until NONE after every input (or after a
+// batch of inputs: inputs may be fed at any time between polls), carrying the outputs out
+// in order. A CANCEL_RUN may come in the same drain right after its START_RUN (the task was
+// canceled meanwhile): a host that starts runs later must remember the cancel.
 a2a_result a2a_service_poll_output(struct a2a_service *service, struct a2a_output **output_out);
 
 // The output's kind (an `a2a_output_kind`; 0 for NULL).
@@ -1124,6 +1241,163 @@ uint64_t a2a_output_delivery_id(const struct a2a_output *output);
 
 // Frees an output; NULL does nothing.
 void a2a_output_free(struct a2a_output *output);
+
+// Decodes (and validates) a Task from `input` in `format` (an `a2a_format`) into
+// `*task_out`; free it with `a2a_task_free`.
+a2a_result a2a_task_decode(uint32_t format,
+                           const uint8_t *input,
+                           size_t input_len,
+                           struct a2a_task **task_out);
+
+// Encodes a task in `format` into `*bytes_out` (ProtoJSON is canonical).
+a2a_result a2a_task_encode(const struct a2a_task *task,
+                           uint32_t format,
+                           struct a2a_bytes **bytes_out);
+
+// The task's id.
+struct a2a_str a2a_task_id(const struct a2a_task *task);
+
+// The task's context id.
+struct a2a_str a2a_task_context_id(const struct a2a_task *task);
+
+// The task's state (`A2A_TASK_STATE_UNSPECIFIED` when it has no status, or for NULL).
+a2a_task_state a2a_task_get_state(const struct a2a_task *task);
+
+// The message of the task's status (an agent's question, say); NULL when none.
+const struct a2a_message *a2a_task_status_message(const struct a2a_task *task);
+
+// The number of artifacts.
+size_t a2a_task_artifact_count(const struct a2a_task *task);
+
+// Artifact `index`, borrowed from `task`; NULL past the end.
+const struct a2a_artifact *a2a_task_artifact(const struct a2a_task *task, size_t index);
+
+// The number of messages in the task's history.
+size_t a2a_task_history_count(const struct a2a_task *task);
+
+// History message `index`, borrowed from `task`; NULL past the end.
+const struct a2a_message *a2a_task_history(const struct a2a_task *task, size_t index);
+
+// Frees a decoded task; NULL does nothing. Never pass a borrowed view.
+void a2a_task_free(struct a2a_task *task);
+
+// Decodes (and validates) a Message into `*message_out`; free it with `a2a_message_free`.
+a2a_result a2a_message_decode(uint32_t format,
+                              const uint8_t *input,
+                              size_t input_len,
+                              struct a2a_message **message_out);
+
+// Encodes a message in `format` into `*bytes_out`.
+a2a_result a2a_message_encode(const struct a2a_message *message,
+                              uint32_t format,
+                              struct a2a_bytes **bytes_out);
+
+// The message's id.
+struct a2a_str a2a_message_id(const struct a2a_message *message);
+
+// The id of the task the message belongs to (empty when none).
+struct a2a_str a2a_message_task_id(const struct a2a_message *message);
+
+// The message's context id (empty when none).
+struct a2a_str a2a_message_context_id(const struct a2a_message *message);
+
+// True when the agent sent the message (false for the user's, and for NULL).
+bool a2a_message_is_agent(const struct a2a_message *message);
+
+// The number of parts.
+size_t a2a_message_part_count(const struct a2a_message *message);
+
+// Part `index`, borrowed from `message`; NULL past the end.
+const struct a2a_part *a2a_message_part(const struct a2a_message *message, size_t index);
+
+// Frees a decoded message; NULL does nothing. Never pass a borrowed view.
+void a2a_message_free(struct a2a_message *message);
+
+// The artifact's id.
+struct a2a_str a2a_artifact_id(const struct a2a_artifact *artifact);
+
+// The artifact's name (empty when none).
+struct a2a_str a2a_artifact_name(const struct a2a_artifact *artifact);
+
+// The number of parts.
+size_t a2a_artifact_part_count(const struct a2a_artifact *artifact);
+
+// Part `index`, borrowed from `artifact`; NULL past the end.
+const struct a2a_part *a2a_artifact_part(const struct a2a_artifact *artifact, size_t index);
+
+// The part's kind (an `a2a_part_kind`).
+uint32_t a2a_part_get_kind(const struct a2a_part *part);
+
+// A text part's text; empty for other kinds.
+struct a2a_str a2a_part_text(const struct a2a_part *part);
+
+// A raw part's bytes; empty for other kinds.
+struct a2a_str a2a_part_raw(const struct a2a_part *part);
+
+// A URL part's URL; empty for other kinds.
+struct a2a_str a2a_part_url(const struct a2a_part *part);
+
+// A data part's value as JSON into `*json_out` (free it with `a2a_bytes_free`);
+// `A2A_RESULT_NONE` for other kinds.
+a2a_result a2a_part_data_json(const struct a2a_part *part, struct a2a_bytes **json_out);
+
+// The part's media type (empty when none).
+struct a2a_str a2a_part_media_type(const struct a2a_part *part);
+
+// The part's file name (empty when none).
+struct a2a_str a2a_part_filename(const struct a2a_part *part);
+
+// Decodes (and validates) a stream event into `*event_out`; free it with `a2a_event_free`.
+a2a_result a2a_event_decode(uint32_t format,
+                            const uint8_t *input,
+                            size_t input_len,
+                            struct a2a_event **event_out);
+
+// The event's kind (an `a2a_event_kind`).
+uint32_t a2a_event_get_kind(const struct a2a_event *event);
+
+// The id of the task the event is about (for a message, its task id).
+struct a2a_str a2a_event_task_id(const struct a2a_event *event);
+
+// A TASK event's task, borrowed from `event`; NULL otherwise.
+const struct a2a_task *a2a_event_task(const struct a2a_event *event);
+
+// A MESSAGE event's message, borrowed from `event`; NULL otherwise.
+const struct a2a_message *a2a_event_message(const struct a2a_event *event);
+
+// The task state a TASK or STATUS_UPDATE event carries; UNSPECIFIED otherwise.
+a2a_task_state a2a_event_state(const struct a2a_event *event);
+
+// The status message of a STATUS_UPDATE event, borrowed from `event`; NULL otherwise.
+const struct a2a_message *a2a_event_status_message(const struct a2a_event *event);
+
+// The artifact of an ARTIFACT_UPDATE event, borrowed from `event`; NULL otherwise.
+const struct a2a_artifact *a2a_event_artifact(const struct a2a_event *event);
+
+// True for an ARTIFACT_UPDATE that appends to an artifact sent before.
+bool a2a_event_is_append(const struct a2a_event *event);
+
+// True for an ARTIFACT_UPDATE whose artifact is now complete.
+bool a2a_event_is_last_chunk(const struct a2a_event *event);
+
+// Frees a decoded event; NULL does nothing.
+void a2a_event_free(struct a2a_event *event);
+
+// Decodes (and validates) a SendMessage answer into `*reply_out`; free it with
+// `a2a_reply_free`.
+a2a_result a2a_reply_decode(uint32_t format,
+                            const uint8_t *input,
+                            size_t input_len,
+                            struct a2a_reply **reply_out);
+
+// The reply's task, borrowed from `reply`; NULL when the agent answered with a message.
+const struct a2a_task *a2a_reply_task(const struct a2a_reply *reply);
+
+// The reply's message, borrowed from `reply`; NULL when the agent answered with a task.
+const struct a2a_message *a2a_reply_message(const struct a2a_reply *reply);
+
+// Frees a decoded reply; NULL does nothing.
+void a2a_reply_free(struct a2a_reply *reply);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -6,9 +6,7 @@
 //! A client core and its exchanges are used by one thread at a time each.
 
 use crate::codec::{a2a_interface, read_card, support};
-use crate::{
-    a2a_error, a2a_header, a2a_result, a2a_str, arg, arg_mut, box_out, bytes_arg, guard, guard_value, headers_arg, invalid, out, timestamp,
-};
+use crate::{a2a_error, a2a_header, a2a_result, a2a_str, arg, arg_mut, box_out, bytes_arg, guard, guard_value, invalid, out, timestamp};
 use a2a::client::{Client, Exchange, Finished, Step};
 use a2a::http::OutgoingRequest;
 use a2a::op::{Method, Operation};
@@ -187,6 +185,14 @@ pub struct a2a_step {
     request: Option<OutgoingRequest>,
     json: Vec<u8>,
     error: Option<a2a_error>,
+    event: Option<a2a::v1::StreamResponse>,
+    answer: Option<a2a::op::Response>,
+}
+
+impl a2a_step {
+    fn new(kind: a2a_step_kind) -> a2a_step {
+        a2a_step { kind, request: None, json: Vec::new(), error: None, event: None, answer: None }
+    }
 }
 
 /// Feeds the answer's status and headers (for gRPC the response headers).
@@ -200,7 +206,7 @@ pub extern "C" fn a2a_exchange_handle_head(
 ) -> a2a_result {
     guard(|| {
         let x = arg_mut(exchange, "exchange")?;
-        let hs = headers_arg(headers, headers_len, "headers")?;
+        let hs = crate::wire_headers_arg(headers, headers_len, "headers")?;
         if x.head_seen || x.done || x.inner.is_over() {
             return Err(a2a_error::local(a2a_result::WrongState, String::from("the head of this answer was fed already")));
         }
@@ -230,7 +236,7 @@ pub extern "C" fn a2a_exchange_handle_body(exchange: *mut a2a_exchange, body: *c
 pub extern "C" fn a2a_exchange_handle_end(exchange: *mut a2a_exchange, trailers: *const a2a_header, trailers_len: usize) -> a2a_result {
     guard(|| {
         let x = arg_mut(exchange, "exchange")?;
-        let ts = headers_arg(trailers, trailers_len, "trailers")?;
+        let ts = crate::wire_headers_arg(trailers, trailers_len, "trailers")?;
         if !x.head_seen || x.ended {
             return Err(a2a_error::local(a2a_result::WrongState, String::from("the end before the head, or twice")));
         }
@@ -256,23 +262,19 @@ pub extern "C" fn a2a_exchange_poll(exchange: *mut a2a_exchange, now_ms: i64, st
         let step = x.inner.poll(timestamp(now_ms));
         x.done = matches!(step, Step::Done(_));
         let s = match step {
-            Step::Send(req) => a2a_step { kind: a2a_step_kind::Send, request: Some(req), json: Vec::new(), error: None },
-            Step::Read => a2a_step { kind: a2a_step_kind::Read, request: None, json: Vec::new(), error: None },
+            Step::Send(req) => a2a_step { request: Some(req), ..a2a_step::new(a2a_step_kind::Send) },
+            Step::Read => a2a_step::new(a2a_step_kind::Read),
             Step::Event(ev) => {
                 let json = a2a::codec::json::encode(&ev).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
-                a2a_step { kind: a2a_step_kind::Event, request: None, json, error: None }
+                a2a_step { json, event: Some(ev), ..a2a_step::new(a2a_step_kind::Event) }
             }
             Step::Done(Finished::Answer(r)) => {
                 let mut json = Vec::new();
                 r.to_json(&mut json).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
-                a2a_step { kind: a2a_step_kind::Answer, request: None, json, error: None }
+                a2a_step { json, answer: Some(r), ..a2a_step::new(a2a_step_kind::Answer) }
             }
-            Step::Done(Finished::StreamEnded) => {
-                a2a_step { kind: a2a_step_kind::StreamEnded, request: None, json: Vec::new(), error: None }
-            }
-            Step::Done(Finished::Failed(e)) => {
-                a2a_step { kind: a2a_step_kind::Failed, request: None, json: Vec::new(), error: Some(a2a_error::client(e)) }
-            }
+            Step::Done(Finished::StreamEnded) => a2a_step::new(a2a_step_kind::StreamEnded),
+            Step::Done(Finished::Failed(e)) => a2a_step { error: Some(a2a_error::client(e)), ..a2a_step::new(a2a_step_kind::Failed) },
             Step::Done(_) | _ => return Err(a2a_error::local(a2a_result::WrongState, String::from("the exchange is over"))),
         };
         box_out(o, s);
@@ -360,6 +362,34 @@ pub extern "C" fn a2a_step_body(step: *const a2a_step) -> a2a_str {
 #[no_mangle]
 pub extern "C" fn a2a_step_json(step: *const a2a_step) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(step, "step").map_or(&b""[..], |s| s.json.as_slice())))
+}
+
+/// An EVENT step's event, typed (borrowed from `step`); NULL otherwise.
+#[no_mangle]
+pub extern "C" fn a2a_step_event(step: *const a2a_step) -> *const crate::typed::a2a_event {
+    guard_value(core::ptr::null(), || {
+        arg(step, "step").ok().and_then(|s| s.event.as_ref()).map_or(core::ptr::null(), crate::typed::a2a_event::of)
+    })
+}
+
+/// The answer of a SendMessage call (an ANSWER step), typed (borrowed from `step`); NULL
+/// otherwise.
+#[no_mangle]
+pub extern "C" fn a2a_step_reply(step: *const a2a_step) -> *const crate::typed::a2a_reply {
+    guard_value(core::ptr::null(), || match arg(step, "step").ok().and_then(|s| s.answer.as_ref()) {
+        Some(a2a::op::Response::SendMessage(r)) => crate::typed::a2a_reply::of(r),
+        _ => core::ptr::null(),
+    })
+}
+
+/// The task answered by GetTask or CancelTask (an ANSWER step), typed (borrowed from
+/// `step`); NULL otherwise.
+#[no_mangle]
+pub extern "C" fn a2a_step_task(step: *const a2a_step) -> *const crate::typed::a2a_task {
+    guard_value(core::ptr::null(), || match arg(step, "step").ok().and_then(|s| s.answer.as_ref()) {
+        Some(a2a::op::Response::Task(t)) => crate::typed::a2a_task::of(t),
+        _ => core::ptr::null(),
+    })
 }
 
 /// A FAILED step's error (read it with the `a2a_error_*` accessors), borrowed from `step`;

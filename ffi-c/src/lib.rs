@@ -18,7 +18,11 @@
 //!   metadata; for a decode failure the JSON path).
 
 #![allow(non_camel_case_types)]
-#![allow(clippy::missing_safety_doc)]
+// The exported functions take C pointers and say in the header what they must point at; as
+// in rustls-ffi they are not `unsafe fn` (C has no such notion), and every one is checked.
+#![allow(clippy::missing_safety_doc, clippy::not_unsafe_ptr_arg_deref)]
+// `a2a_error` travels only on the failure path, once per failed call.
+#![allow(clippy::result_large_err)]
 #![warn(missing_docs)]
 
 pub mod client;
@@ -27,6 +31,7 @@ pub mod core_client;
 pub mod error;
 pub mod server;
 pub mod service;
+pub mod typed;
 
 pub use error::a2a_error;
 
@@ -273,8 +278,11 @@ pub(crate) fn opt_str_arg<'a>(p: *const c_char, len: usize, name: &str) -> Resul
     str_arg(p, len, name).map(Some)
 }
 
-/// An array of header fields.
-pub(crate) fn headers_arg(p: *const a2a_header, n: usize, name: &str) -> Result<Vec<(String, String)>, a2a_error> {
+/// An array of header fields received from a peer: names must be UTF-8 (they are ASCII
+/// tokens on the wire), values that are not UTF-8 are read with U+FFFD in place of the
+/// invalid bytes (such bytes are legal in HTTP; no A2A header value contains them, so the
+/// service judges the request as if they were any other unknown value).
+pub(crate) fn wire_headers_arg(p: *const a2a_header, n: usize, name: &str) -> Result<Vec<(String, String)>, a2a_error> {
     if p.is_null() {
         return if n == 0 { Ok(Vec::new()) } else { Err(null(name)) };
     }
@@ -287,8 +295,8 @@ pub(crate) fn headers_arg(p: *const a2a_header, n: usize, name: &str) -> Result<
         .enumerate()
         .map(|(i, h)| {
             let k = str_arg(h.name, h.name_len, &format!("{name}[{i}].name"))?;
-            let v = str_arg(h.value, h.value_len, &format!("{name}[{i}].value"))?;
-            Ok((String::from(k), String::from(v)))
+            let v = bytes_arg(h.value.cast(), h.value_len, &format!("{name}[{i}].value"))?;
+            Ok((String::from(k), String::from_utf8_lossy(v).into_owned()))
         })
         .collect()
 }

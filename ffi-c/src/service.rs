@@ -7,8 +7,7 @@
 
 use crate::codec::read_card;
 use crate::{
-    a2a_error, a2a_header, a2a_result, a2a_str, arg, arg_mut, box_out, bytes_arg, guard, guard_value, headers_arg, invalid, out, str_arg,
-    timestamp,
+    a2a_error, a2a_header, a2a_result, a2a_str, arg, arg_mut, box_out, bytes_arg, guard, guard_value, invalid, out, str_arg, timestamp,
 };
 use a2a::codec::json;
 use a2a::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
@@ -88,6 +87,7 @@ pub struct a2a_run {
     pub(crate) id: u64,
     pub(crate) task_id: String,
     pub(crate) context_id: String,
+    pub(crate) message: v1::Message,
     pub(crate) message_json: Vec<u8>,
     pub(crate) text: String,
     pub(crate) principal: Option<String>,
@@ -116,6 +116,7 @@ impl a2a_run {
             id: id.0,
             task_id: String::from(task_id),
             context_id: String::from(context_id),
+            message: message.clone(),
             message_json: json::encode(message).unwrap_or_default(),
             text: text_of(message),
             principal: principal.map(String::from),
@@ -148,6 +149,12 @@ pub extern "C" fn a2a_run_context_id(run: *const a2a_run) -> a2a_str {
 #[no_mangle]
 pub extern "C" fn a2a_run_message_json(run: *const a2a_run) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.message_json.as_slice())))
+}
+
+/// The user's message, typed (borrowed from `run`; NULL for NULL).
+#[no_mangle]
+pub extern "C" fn a2a_run_message(run: *const a2a_run) -> *const crate::typed::a2a_message {
+    guard_value(core::ptr::null(), || arg(run, "run").map_or(core::ptr::null(), |r| crate::typed::a2a_message::of(&r.message)))
 }
 
 /// The text of the message's text parts, concatenated. Borrowed from `run`.
@@ -217,6 +224,9 @@ pub(crate) fn status_event(state: u32, message: Option<v1::Message>) -> Result<A
 /// The sans-IO server. Create with `a2a_service_new`, free with `a2a_service_free`.
 pub struct a2a_service {
     inner: Service<MemoryStore>,
+    /// Random, so that message ids made by the `_text` helpers differ between services.
+    message_prefix: u64,
+    next_message: u64,
 }
 
 /// Flag for `a2a_service_new`: ask the host to authenticate every call
@@ -262,7 +272,8 @@ pub extern "C" fn a2a_service_new(
         config.engine.dedup_message_ids = flags & A2A_SERVICE_DEDUP_MESSAGE_IDS != 0;
         let service = Service::new(config, MemoryStore::new(), random_key()?, timestamp(now_ms))
             .map_err(|e| a2a_error::local(a2a_result::Card, e.0))?;
-        box_out(o, a2a_service { inner: service });
+        let message_prefix = random_key()? as u64;
+        box_out(o, a2a_service { inner: service, message_prefix, next_message: 0 });
         Ok(())
     })
 }
@@ -275,8 +286,11 @@ pub extern "C" fn a2a_service_free(service: *mut a2a_service) {
 
 /// An HTTP request (HTTP/1.1 or HTTP/2; for gRPC the `:path` as target, the metadata as
 /// headers and the framed messages as body). `*call_out` is the call's id; its answer
-/// comes out of `a2a_service_poll_output`. The Agent Card is answered at
-/// `/.well-known/agent-card.json`.
+/// comes out of `a2a_service_poll_output`: one ANSWER (a streaming method refused before it
+/// started answers this way too), or a STREAM_HEAD, STREAM_FRAMEs and a STREAM_END. The
+/// Agent Card is answered at `/.well-known/agent-card.json`. Method, target and header
+/// names must be UTF-8 (`A2A_RESULT_INVALID_UTF8`); header values that are not are read
+/// with U+FFFD in place of the invalid bytes, and the service answers the request as usual.
 #[no_mangle]
 pub extern "C" fn a2a_service_handle_request(
     service: *mut a2a_service,
@@ -296,7 +310,7 @@ pub extern "C" fn a2a_service_handle_request(
         let o = out(call_out, "call_out")?;
         let m = str_arg(method, method_len, "method")?;
         let t = str_arg(target, target_len, "target")?;
-        let hs = headers_arg(headers, headers_len, "headers")?;
+        let hs = crate::wire_headers_arg(headers, headers_len, "headers")?;
         let b = bytes_arg(body, body_len, "body")?;
         let pairs: Vec<(&str, &str)> = hs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let req = HttpRequest { method: m, target: t, headers: &pairs, body: b };
@@ -329,7 +343,7 @@ pub extern "C" fn a2a_service_decode(
         let o = out(decoded_out, "decoded_out")?;
         let m = str_arg(method, method_len, "method")?;
         let t = str_arg(target, target_len, "target")?;
-        let hs = headers_arg(headers, headers_len, "headers")?;
+        let hs = crate::wire_headers_arg(headers, headers_len, "headers")?;
         let b = bytes_arg(body, body_len, "body")?;
         let pairs: Vec<(&str, &str)> = hs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let req = HttpRequest { method: m, target: t, headers: &pairs, body: b };
@@ -447,6 +461,80 @@ pub extern "C" fn a2a_service_agent_message(
     agent_event(service, run, now_ms, || Ok(AgentEvent::Message(message_arg(message_json, message_json_len, "message_json")?)))
 }
 
+fn agent_text(s: &mut a2a_service, text: &str) -> v1::Message {
+    s.next_message += 1;
+    let message_id = format!("a2a-{:016x}-{}", s.message_prefix, s.next_message);
+    v1::Message { message_id, role: v1::Role::Agent as i32, parts: vec![text_part(text)], ..Default::default() }
+}
+
+fn text_part(text: &str) -> v1::Part {
+    v1::Part { content: Some(v1::part::Content::Text(String::from(text))), ..Default::default() }
+}
+
+/// As `a2a_service_agent_status`, with the agent message given as text (one text part, a
+/// fresh messageId); NULL text: no message.
+#[no_mangle]
+pub extern "C" fn a2a_service_agent_status_text(
+    service: *mut a2a_service,
+    run: u64,
+    state: u32,
+    text: *const c_char,
+    text_len: usize,
+    now_ms: i64,
+) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(service, "service")?;
+        let m = crate::opt_str_arg(text, text_len, "text")?.map(|t| agent_text(s, t));
+        let ev = status_event(state, m)?;
+        s.inner.handle_agent_event(RunId(run), ev, timestamp(now_ms)).map_err(a2a_error::a2a)
+    })
+}
+
+/// As `a2a_service_agent_artifact`, with an artifact `artifact_id` of one text part.
+#[no_mangle]
+pub extern "C" fn a2a_service_agent_artifact_text(
+    service: *mut a2a_service,
+    run: u64,
+    artifact_id: *const c_char,
+    artifact_id_len: usize,
+    text: *const c_char,
+    text_len: usize,
+    append: bool,
+    last_chunk: bool,
+    now_ms: i64,
+) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(service, "service")?;
+        let id = str_arg(artifact_id, artifact_id_len, "artifact_id")?;
+        let t = str_arg(text, text_len, "text")?;
+        if id.is_empty() {
+            return Err(invalid("`artifact_id` is empty"));
+        }
+        let artifact = v1::Artifact { artifact_id: String::from(id), parts: vec![text_part(t)], ..Default::default() };
+        s.inner
+            .handle_agent_event(RunId(run), AgentEvent::Artifact { artifact, append, last_chunk }, timestamp(now_ms))
+            .map_err(a2a_error::a2a)
+    })
+}
+
+/// As `a2a_service_agent_message`, with the message given as text (one text part, a fresh
+/// messageId).
+#[no_mangle]
+pub extern "C" fn a2a_service_agent_message_text(
+    service: *mut a2a_service,
+    run: u64,
+    text: *const c_char,
+    text_len: usize,
+    now_ms: i64,
+) -> a2a_result {
+    guard(|| {
+        let s = arg_mut(service, "service")?;
+        let t = str_arg(text, text_len, "text")?;
+        let m = agent_text(s, t);
+        s.inner.handle_agent_event(RunId(run), AgentEvent::Message(m), timestamp(now_ms)).map_err(a2a_error::a2a)
+    })
+}
+
 /// Agent run `run` ended: finished (`failure` NULL), or failed with `failure` as the reason
 /// (its task moves to FAILED).
 #[no_mangle]
@@ -554,8 +642,10 @@ pub extern "C" fn a2a_service_is_idle(service: *const a2a_service) -> bool {
 }
 
 /// The next thing to do into `*output_out` (free it with `a2a_output_free`);
-/// `A2A_RESULT_NONE` when nothing waits. Drain until NONE after every input, carrying the
-/// outputs out in order.
+/// `A2A_RESULT_NONE` when nothing waits. Drain until NONE after every input (or after a
+/// batch of inputs: inputs may be fed at any time between polls), carrying the outputs out
+/// in order. A CANCEL_RUN may come in the same drain right after its START_RUN (the task was
+/// canceled meanwhile): a host that starts runs later must remember the cancel.
 #[no_mangle]
 pub extern "C" fn a2a_service_poll_output(service: *mut a2a_service, output_out: *mut *mut a2a_output) -> a2a_result {
     guard(|| {

@@ -13,5 +13,5 @@ sed -n '/<!-- c-commands: begin -->/,/<!-- c-commands: end -->/p' README.md | se
 test -s "$tmp/commands.sh" || { echo "README.md has no c-commands block"; exit 1; }
 out=$(timeout 900 bash -e "$tmp/commands.sh" 2>&1)
 echo "$out" | tail -3
-echo "$out" | grep -q '"text":"hello"' || { echo "README C commands: no echo in the output"; exit 1; }
+echo "$out" | grep -q 'artifact echo: hello' || { echo "README C commands: no echo in the output"; exit 1; }
 echo "README 'Use from C/C++' commands: ran as written, the echo came back"

@@ -64,7 +64,7 @@ for kind in "" _static; do
   for _ in $(seq 50); do grep -q serving "$B/agent.log" && break; sleep 0.1; done
   out=$($T "$B/examples/client$kind" "http://127.0.0.1:$PORT" "hello from C" 2>/dev/null)
   kill -TERM $pid; wait $pid
-  echo "$out" | grep -q '"text":"hello from C"' || { echo "client$kind: $out"; exit 1; }
+  echo "$out" | grep -q 'artifact echo: hello from C' || { echo "client$kind: $out"; exit 1; }
   echo "examples agent$kind + client$kind: the echo came back"
 done
 $VALGRIND "$B/examples/agent" "127.0.0.1:$PORT" > "$B/agent-valgrind.log" 2>&1 &
@@ -78,7 +78,7 @@ if ! wait $pid; then cat "$B/agent-valgrind.log"; echo "the agent under valgrind
 echo "valgrind: examples/c/agent.c and client.c, four behaviours: clean"
 
 echo "== the official Python SDK (a2a-sdk) against the C servers, under ASan + UBSan"
-g++ -std=c++17 -Wall -Wextra -Werror -g -O1 $SAN $CFLAGS_PC "$ROOT/examples/cpp/embed.cpp" $LIBS_PC $(pkg-config --libs cpp-httplib 2>/dev/null) -Wl,-rpath,"$PREFIX/lib" -lpthread -o "$B/embed_asan"
+g++ -std=c++17 -Wall -Wextra -Werror -g -O1 $SAN $CFLAGS_PC $(pkg-config --cflags cpp-httplib 2>/dev/null) "$ROOT/examples/cpp/embed.cpp" $LIBS_PC $(pkg-config --libs cpp-httplib 2>/dev/null) -Wl,-rpath,"$PREFIX/lib" -lpthread -o "$B/embed_asan"
 gcc $CFLAGS $SAN $CFLAGS_PC "$ROOT/examples/c/agent.c" $LIBS_PC -Wl,-rpath,"$PREFIX/lib" -lpthread -o "$B/agent_asan"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON,GRPC --log "$B/sdk-agent.log" -- "$B/agent_asan" "127.0.0.1:{port}"

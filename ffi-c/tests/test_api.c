@@ -41,8 +41,14 @@ static void play_runs(a2a_service *svc) {
     if (strcmp(r->text, "message-only") == 0) {
       CHECK_OK(a2a_service_agent_message(svc, r->run, U("{\"messageId\":\"a1\",\"role\":\"ROLE_AGENT\",\"parts\":[{\"text\":\"message-only\"}]}"), now_ms));
     } else if (strcmp(r->text, "need-input") == 0 && !r->follow_up) {
-      CHECK_OK(a2a_service_agent_status(svc, r->run, A2A_TASK_STATE_INPUT_REQUIRED,
-                                        U("{\"messageId\":\"q1\",\"role\":\"ROLE_AGENT\",\"parts\":[{\"text\":\"What should I echo?\"}]}"), now_ms));
+      CHECK_OK(a2a_service_agent_status_text(svc, r->run, A2A_TASK_STATE_INPUT_REQUIRED, S("What should I echo?"), now_ms));
+    } else if (strcmp(r->text, "text-helpers") == 0) {
+      CHECK_OK(a2a_service_agent_status_text(svc, r->run, A2A_TASK_STATE_WORKING, NULL, 0, now_ms));
+      CHECK_OK(a2a_service_agent_artifact_text(svc, r->run, S("t"), S("via "), false, false, now_ms));
+      CHECK_OK(a2a_service_agent_artifact_text(svc, r->run, S("t"), S("text"), true, true, now_ms));
+      CHECK_RESULT(a2a_service_agent_artifact_text(svc, r->run, S(""), S("x"), false, true, now_ms), A2A_RESULT_INVALID_ARGUMENT);
+      CHECK_OK(a2a_service_agent_message_text(svc, r->run, S("a message in the conversation"), now_ms));
+      CHECK_OK(a2a_service_agent_status(svc, r->run, A2A_TASK_STATE_COMPLETED, U("{\"messageId\":\"done\",\"role\":\"ROLE_AGENT\",\"parts\":[{\"text\":\"ok\"}]}"), now_ms));
     } else if (strcmp(r->text, "stream") == 0) {
       CHECK_OK(a2a_service_agent_status(svc, r->run, A2A_TASK_STATE_WORKING, NULL, 0, now_ms));
       CHECK_OK(a2a_service_agent_artifact(svc, r->run, U("{\"artifactId\":\"s\",\"parts\":[{\"text\":\"one \"}]}"), false, false, now_ms));
@@ -196,10 +202,18 @@ static outcome call(a2a_client_core *c, a2a_service *svc, uint32_t method, const
       CHECK_OK(a2a_exchange_handle_end(x, w.trailers, w.nt));
     } else if (k == A2A_STEP_KIND_EVENT) {
       out.events++;
+      const a2a_event *ev = a2a_step_event(s);
+      CHECK(ev && a2a_event_get_kind(ev) >= A2A_EVENT_KIND_TASK && a2a_event_get_kind(ev) <= A2A_EVENT_KIND_ARTIFACT_UPDATE, "a typed event");
+      CHECK(a2a_step_reply(s) == NULL && a2a_step_task(s) == NULL, "an event step has no answer");
       a2a_str j = a2a_step_json(s);
       snprintf(out.json, sizeof out.json, "%.*s", (int)j.len, j.data);
     } else if (k != A2A_STEP_KIND_READ) {
       out.kind = k;
+      if (k == A2A_STEP_KIND_ANSWER && method == A2A_METHOD_SEND_MESSAGE) {
+        const a2a_reply *rep = a2a_step_reply(s);
+        CHECK(rep && (a2a_reply_task(rep) != NULL) != (a2a_reply_message(rep) != NULL), "a typed reply: a task or a message");
+      }
+      if (k == A2A_STEP_KIND_ANSWER && method == A2A_METHOD_GET_TASK) CHECK(a2a_task_id(a2a_step_task(s)).len > 0, "a typed task");
       a2a_str j = a2a_step_json(s);
       snprintf(out.json, sizeof out.json, "%.*s", (int)j.len, j.data);
       if (k == A2A_STEP_KIND_FAILED) {
@@ -266,6 +280,9 @@ static void two_peers(const char *binding, const char *version) {
   snprintf(follow, sizeof follow, "{\"message\":{\"messageId\":\"m5\",\"taskId\":\"%s\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"again\"}]}}", id);
   o = call(c, svc, A2A_METHOD_SEND_MESSAGE, follow, 0);
   CHECK(strstr(o.json, "TASK_STATE_COMPLETED") && strstr(o.json, "again"), "%s %s: follow-up: %s", binding, version, o.json);
+  o = call(c, svc, A2A_METHOD_SEND_MESSAGE, "{\"message\":{\"messageId\":\"m7\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"text-helpers\"}]}}", 0);
+  CHECK(strstr(o.json, "{\"text\":\"via \"},{\"text\":\"text\"}") && strstr(o.json, "a message in the conversation") && strstr(o.json, "TASK_STATE_COMPLETED"),
+        "%s %s: the text helpers: %s", binding, version, o.json);
   o = call(c, svc, A2A_METHOD_SEND_MESSAGE, "{\"message\":{\"messageId\":\"m6\",\"role\":\"ROLE_USER\",\"parts\":[{\"text\":\"fail\"}]}}", 0);
   CHECK(strstr(o.json, "TASK_STATE_FAILED") || o.kind == A2A_STEP_KIND_FAILED, "%s %s: a failed run: %s", binding, version, o.json);
   o = call(c, svc, A2A_METHOD_LIST_TASKS, "{}", 0);
@@ -511,6 +528,13 @@ static void null_utf8_and_sizes(void) {
   CHECK_RESULT(a2a_service_handle_request(svc, S("GET"), (const char *)bad_utf8, 4, NULL, 0, NULL, 0, T0, &id), A2A_RESULT_INVALID_UTF8);
   CHECK_RESULT(a2a_service_handle_request(svc, S("GET"), S("/"), badh, 1, NULL, 0, T0, &id), A2A_RESULT_INVALID_UTF8);
   CHECK(id == 0 && a2a_service_is_idle(svc), "nothing taken from failed calls");
+  /* A header value that is not UTF-8 is legal HTTP: the service answers (here, the card). */
+  a2a_header odd[] = {{S("X-Odd"), (const char *)bad_utf8, sizeof bad_utf8}};
+  CHECK_OK(a2a_service_handle_request(svc, S("GET"), S("/.well-known/agent-card.json"), odd, 1, NULL, 0, T0, &id));
+  a2a_output *card_answer = NULL;
+  CHECK_OK(a2a_service_poll_output(svc, &card_answer));
+  CHECK(card_answer && a2a_output_status(card_answer) == 200, "answered despite a non-UTF-8 header value");
+  a2a_output_free(card_answer);
   /* An oversize body is answered 413 (before any parsing). */
   size_t big = 9 * 1024 * 1024;
   uint8_t *huge = malloc(big);

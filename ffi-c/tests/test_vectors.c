@@ -79,6 +79,148 @@ static void check_losses(const a2a_translation *t, const cJSON *want) {
   }
 }
 
+static int vec_typed[4];
+
+static const char *state_name(a2a_task_state s) {
+  static const char *names[] = {"TASK_STATE_UNSPECIFIED", "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED",
+                                "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_REJECTED",
+                                "TASK_STATE_AUTH_REQUIRED"};
+  return s < 9 ? names[s] : "?";
+}
+
+static void check_parts(const cJSON *parts, size_t n, const a2a_part *(*get)(const void *, size_t), const void *owner) {
+  CHECK((size_t)cJSON_GetArraySize(parts) == n, "%s: %zu parts, want %d", current, n, cJSON_GetArraySize(parts));
+  for (size_t i = 0; i < n; i++) {
+    const a2a_part *p = get(owner, i);
+    const cJSON *w = cJSON_GetArrayItem(parts, (int)i);
+    const char *text = sval(w, "text"), *url = sval(w, "url");
+    uint32_t kind = a2a_part_get_kind(p);
+    if (text) CHECK(kind == A2A_PART_KIND_TEXT && str_eq(a2a_part_text(p), text), "%s: part %zu text", current, i);
+    else if (url) CHECK(kind == A2A_PART_KIND_URL && str_eq(a2a_part_url(p), url), "%s: part %zu url", current, i);
+    else if (cJSON_GetObjectItemCaseSensitive(w, "raw")) CHECK(kind == A2A_PART_KIND_RAW, "%s: part %zu raw", current, i);
+    else if (cJSON_GetObjectItemCaseSensitive(w, "data")) {
+      a2a_bytes *d = NULL;
+      CHECK(kind == A2A_PART_KIND_DATA && a2a_part_data_json(p, &d) == A2A_RESULT_OK, "%s: part %zu data", current, i);
+      CHECK(d && json_equal(a2a_bytes_data(d), a2a_bytes_len(d), cJSON_GetObjectItemCaseSensitive(w, "data")), "%s: part %zu data JSON", current, i);
+      a2a_bytes_free(d);
+    }
+    const char *mt = sval(w, "mediaType"), *fname = sval(w, "filename");
+    CHECK(str_eq(a2a_part_media_type(p), mt ? mt : ""), "%s: part %zu mediaType", current, i);
+    CHECK(str_eq(a2a_part_filename(p), fname ? fname : ""), "%s: part %zu filename", current, i);
+  }
+  CHECK(get(owner, n) == NULL, "%s: no part past the end", current);
+}
+
+static const a2a_part *message_part(const void *m, size_t i) { return a2a_message_part(m, i); }
+static const a2a_part *artifact_part(const void *a, size_t i) { return a2a_artifact_part(a, i); }
+
+static void check_message(const a2a_message *m, const cJSON *w) {
+  CHECK(m != NULL, "%s: no message", current);
+  if (!m) return;
+  const char *id = sval(w, "messageId"), *task = sval(w, "taskId"), *ctx = sval(w, "contextId"), *role = sval(w, "role");
+  CHECK(str_eq(a2a_message_id(m), id ? id : ""), "%s: messageId", current);
+  CHECK(str_eq(a2a_message_task_id(m), task ? task : ""), "%s: message taskId", current);
+  CHECK(str_eq(a2a_message_context_id(m), ctx ? ctx : ""), "%s: message contextId", current);
+  CHECK(a2a_message_is_agent(m) == (role && strcmp(role, "ROLE_AGENT") == 0), "%s: role", current);
+  check_parts(cJSON_GetObjectItemCaseSensitive(w, "parts"), a2a_message_part_count(m), message_part, m);
+}
+
+static void check_task(const a2a_task *t, const cJSON *w) {
+  CHECK(t != NULL, "%s: no task", current);
+  if (!t) return;
+  const char *id = sval(w, "id"), *ctx = sval(w, "contextId");
+  const cJSON *status = cJSON_GetObjectItemCaseSensitive(w, "status");
+  const char *state = sval(status, "state");
+  CHECK(str_eq(a2a_task_id(t), id ? id : ""), "%s: task id", current);
+  CHECK(str_eq(a2a_task_context_id(t), ctx ? ctx : ""), "%s: contextId", current);
+  CHECK(strcmp(state_name(a2a_task_get_state(t)), state ? state : "TASK_STATE_UNSPECIFIED") == 0, "%s: state %s, want %s", current,
+        state_name(a2a_task_get_state(t)), state);
+  const cJSON *sm = cJSON_GetObjectItemCaseSensitive(status, "message");
+  if (sm) check_message(a2a_task_status_message(t), sm);
+  else CHECK(a2a_task_status_message(t) == NULL, "%s: a status message from nowhere", current);
+  const cJSON *arts = cJSON_GetObjectItemCaseSensitive(w, "artifacts"), *hist = cJSON_GetObjectItemCaseSensitive(w, "history");
+  CHECK(a2a_task_artifact_count(t) == (size_t)cJSON_GetArraySize(arts), "%s: artifacts", current);
+  for (size_t i = 0; i < a2a_task_artifact_count(t); i++) {
+    const a2a_artifact *a = a2a_task_artifact(t, i);
+    const cJSON *wa = cJSON_GetArrayItem(arts, (int)i);
+    const char *aid = sval(wa, "artifactId"), *name = sval(wa, "name");
+    CHECK(str_eq(a2a_artifact_id(a), aid ? aid : "") && str_eq(a2a_artifact_name(a), name ? name : ""), "%s: artifact %zu", current, i);
+    check_parts(cJSON_GetObjectItemCaseSensitive(wa, "parts"), a2a_artifact_part_count(a), artifact_part, a);
+  }
+  CHECK(a2a_task_artifact(t, a2a_task_artifact_count(t)) == NULL, "%s: artifact past the end", current);
+  CHECK(a2a_task_history_count(t) == (size_t)cJSON_GetArraySize(hist), "%s: history", current);
+  for (size_t i = 0; i < a2a_task_history_count(t); i++) check_message(a2a_task_history(t, i), cJSON_GetArrayItem(hist, (int)i));
+}
+
+/* The typed views of the C API against the vector's canonical JSON, and typed encode. */
+static void run_typed(const char *type, const uint8_t *wire, size_t len, uint32_t format, int valid, const cJSON *canonical) {
+  a2a_bytes *enc = NULL;
+  a2a_result r;
+  if (strcmp(type, "lf.a2a.v1.Task") == 0) {
+    a2a_task *t = NULL;
+    r = a2a_task_decode(format, wire, len, &t);
+    if (valid && r == A2A_RESULT_OK) {
+      check_task(t, canonical);
+      CHECK_OK(a2a_task_encode(t, A2A_FORMAT_JSON, &enc));
+    }
+    a2a_task_free(t);
+    vec_typed[0]++;
+  } else if (strcmp(type, "lf.a2a.v1.Message") == 0) {
+    a2a_message *m = NULL;
+    r = a2a_message_decode(format, wire, len, &m);
+    if (valid && r == A2A_RESULT_OK) {
+      check_message(m, canonical);
+      CHECK_OK(a2a_message_encode(m, A2A_FORMAT_JSON, &enc));
+    }
+    a2a_message_free(m);
+    vec_typed[1]++;
+  } else if (strcmp(type, "lf.a2a.v1.StreamResponse") == 0) {
+    a2a_event *e = NULL;
+    r = a2a_event_decode(format, wire, len, &e);
+    if (valid && r == A2A_RESULT_OK) {
+      const cJSON *x;
+      uint32_t k = a2a_event_get_kind(e);
+      if ((x = cJSON_GetObjectItemCaseSensitive(canonical, "task"))) {
+        CHECK(k == A2A_EVENT_KIND_TASK, "%s: event kind", current);
+        check_task(a2a_event_task(e), x);
+      } else if ((x = cJSON_GetObjectItemCaseSensitive(canonical, "message"))) {
+        CHECK(k == A2A_EVENT_KIND_MESSAGE, "%s: event kind", current);
+        check_message(a2a_event_message(e), x);
+      } else if ((x = cJSON_GetObjectItemCaseSensitive(canonical, "statusUpdate"))) {
+        const char *st = sval(cJSON_GetObjectItemCaseSensitive(x, "status"), "state");
+        CHECK(k == A2A_EVENT_KIND_STATUS_UPDATE && strcmp(state_name(a2a_event_state(e)), st ? st : "TASK_STATE_UNSPECIFIED") == 0, "%s: status update", current);
+        CHECK(str_eq(a2a_event_task_id(e), sval(x, "taskId") ? sval(x, "taskId") : ""), "%s: status update task", current);
+      } else if ((x = cJSON_GetObjectItemCaseSensitive(canonical, "artifactUpdate"))) {
+        CHECK(k == A2A_EVENT_KIND_ARTIFACT_UPDATE && a2a_event_artifact(e) != NULL, "%s: artifact update", current);
+        CHECK(a2a_event_is_append(e) == cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "append")) &&
+              a2a_event_is_last_chunk(e) == cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "lastChunk")), "%s: append/lastChunk", current);
+      }
+    }
+    a2a_event_free(e);
+    vec_typed[2]++;
+  } else if (strcmp(type, "lf.a2a.v1.SendMessageResponse") == 0) {
+    a2a_reply *rep = NULL;
+    r = a2a_reply_decode(format, wire, len, &rep);
+    if (valid && r == A2A_RESULT_OK) {
+      const cJSON *x;
+      if ((x = cJSON_GetObjectItemCaseSensitive(canonical, "task"))) {
+        check_task(a2a_reply_task(rep), x);
+        CHECK(!a2a_reply_message(rep), "%s: a message in a task reply", current);
+      } else if ((x = cJSON_GetObjectItemCaseSensitive(canonical, "message"))) {
+        check_message(a2a_reply_message(rep), x);
+        CHECK(!a2a_reply_task(rep), "%s: a task in a message reply", current);
+      }
+    }
+    a2a_reply_free(rep);
+    vec_typed[3]++;
+  } else {
+    return;
+  }
+  CHECK(valid ? r == A2A_RESULT_OK : r == A2A_RESULT_DECODE, "%s: typed decode gave %s", current, a2a_result_message(r));
+  if (enc) CHECK(json_equal(a2a_bytes_data(enc), a2a_bytes_len(enc), canonical), "%s: typed encode differs", current);
+  a2a_bytes_free(enc);
+}
+
 static void run_message(const cJSON *v) {
   const char *type = sval(v, "type");
   int valid = strcmp(sval(v, "expect"), "valid") == 0;
@@ -87,6 +229,10 @@ static void run_message(const cJSON *v) {
   uint8_t *wire = wire_of(v, &len, &format);
   a2a_bytes *json = NULL;
   a2a_result r = a2a_transcode(type, strlen(type), format, A2A_FORMAT_JSON, wire, len, &json);
+  {
+    const cJSON *canon = cJSON_GetObjectItemCaseSensitive(v, "canonical");
+    run_typed(type, wire, len, format, valid, canon ? canon : cJSON_GetObjectItemCaseSensitive(v, "wire"));
+  }
   if (!valid) {
     CHECK(r == A2A_RESULT_DECODE, "%s: decoded but should fail (%s)", current, a2a_result_message(r));
     if (r == A2A_RESULT_DECODE) check_error(cJSON_GetObjectItemCaseSensitive(v, "error"));
@@ -407,8 +553,10 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 int main(int argc, char **argv) {
   if (argc != 2) return fprintf(stderr, "usage: %s tests/vectors\n", argv[0]), 2;
   if (nftw(argv[1], visit, 16, FTW_PHYS) != 0) return perror(argv[1]), 2;
-  printf("vectors: %d messages, %d v0.3, %d received errors, %d HTTP requests (%d rendering vectors are the Rust tests'); "
-         "%d checks, %d failures\n", vectors_seen[0], vectors_seen[1], vectors_seen[2], vectors_seen[3], vectors_seen[4], test_checks, test_failures);
+  printf("vectors: %d messages (typed views: %d Task, %d Message, %d StreamResponse, %d SendMessageResponse), %d v0.3, "
+         "%d received errors, %d HTTP requests (%d rendering vectors are the Rust tests'); %d checks, %d failures\n",
+         vectors_seen[0], vec_typed[0], vec_typed[1], vec_typed[2], vec_typed[3], vectors_seen[1], vectors_seen[2], vectors_seen[3],
+         vectors_seen[4], test_checks, test_failures);
   CHECK(vectors_seen[0] > 100 && vectors_seen[1] > 50 && vectors_seen[3] > 50, "too few vectors found under %s", argv[1]);
   return test_failures ? 1 : 0;
 }
