@@ -132,7 +132,8 @@ c-test: c-header-check interop-py
 C_BENCH := target/c-bench
 bench-c: interop-py
 	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
-	$(CARGO) build --release -p a2a-wire-c -p a2a-wire-cli -p a2a-wire-bench --bins
+	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-bench --bins
+	$(CARGO) build --release -p a2a-wire-c
 	mkdir -p $(C_BENCH)
 	cc -O2 -Wall -Wextra -Iffi-c/include bench/c/codec_loop.c target/release/liba2a_wire.a -lpthread -ldl -lm -o $(C_BENCH)/codec_loop
 	cc -O2 -Wall -Wextra -Iffi-c/include examples/c/agent.c target/release/liba2a_wire.a -lpthread -ldl -lm -o $(C_BENCH)/agent

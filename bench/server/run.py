@@ -149,6 +149,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-sdks", action="store_true")
     ap.add_argument("--c-agent", help="also measure this build of examples/c/agent.c (the C agent on the ready server)")
+    ap.add_argument("--rust-echo", help="also measure this build of bench/src/bin/echo_server.rs (the Rust demo agent on the host the bindings use)")
     ap.add_argument("--only", help="comma-separated server names to measure (SSE and memory are then skipped)")
     ap.add_argument("--out", default=str(TARGET / "bench-server.json"))
     args = ap.parse_args()
@@ -165,6 +166,8 @@ def main():
     db = TARGET / "bench-store.db"
     specs.append(("a2a-wire-sqlite", lambda p: [str(REL / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{p}", "--store", str(db)], "/a2a/jsonrpc", True))
     specs.append(("floor", lambda p: [str(REL / "floor-server"), "--addr", f"127.0.0.1:{p}", "--body", str(TARGET / "bench-floor-body.json")], "/a2a/jsonrpc", False))
+    if args.rust_echo:
+        specs.append(("rust-echo", lambda p: [str(Path(args.rust_echo).resolve()), f"127.0.0.1:{p}", "future", "silent"], "/a2a/jsonrpc", True))
     if args.c_agent:
         specs.append(("c-agent", lambda p: [str(Path(args.c_agent).resolve()), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
     if not args.skip_sdks:

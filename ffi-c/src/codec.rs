@@ -35,18 +35,35 @@ pub(crate) fn by_name_error(e: ByNameError) -> a2a_error {
     }
 }
 
-fn transcode(
+/// Largest scratch buffer a thread keeps between `a2a_transcode_into` calls.
+const SCRATCH_KEEP: usize = 1 << 20;
+
+thread_local! {
+    static SCRATCH: core::cell::Cell<Vec<u8>> = const { core::cell::Cell::new(Vec::new()) };
+}
+
+/// Transcodes into this thread's scratch buffer (its capacity survives the call: no
+/// allocation per call once it has grown), then hands the bytes to `take`.
+fn transcode<R>(
     type_name: *const c_char,
     type_name_len: usize,
     from: u32,
     to: u32,
     input: *const u8,
     input_len: usize,
-) -> Result<Vec<u8>, a2a_error> {
+    take: impl FnOnce(&[u8]) -> Result<R, a2a_error>,
+) -> Result<R, a2a_error> {
     let t = str_arg(type_name, type_name_len, "type_name")?;
     let (from, to) = (format(from)?, format(to)?);
     let b = bytes_arg(input, input_len, "input")?;
-    by_name::transcode(t, b, from, to).map_err(by_name_error)
+    let mut bytes = SCRATCH.try_with(|s| s.take()).unwrap_or_default();
+    bytes.clear();
+    let r = by_name::transcode_into(t, b, from, to, &mut bytes).map_err(by_name_error).and_then(|()| take(&bytes));
+    // A buffer grown for one huge message is not kept.
+    if bytes.capacity() <= SCRATCH_KEEP {
+        let _ = SCRATCH.try_with(|s| s.set(bytes));
+    }
+    r
 }
 
 /// Decodes `input` (`from`: an `a2a_format`) as the message `type_name` (its full proto
@@ -67,7 +84,8 @@ pub extern "C" fn a2a_transcode(
 ) -> a2a_result {
     guard(|| {
         let o = out(out_bytes, "out_bytes")?;
-        bytes_out(o, transcode(type_name, type_name_len, from, to, input, input_len)?);
+        let bytes = transcode(type_name, type_name_len, from, to, input, input_len, |b| Ok(crate::bytes_copy(b)))?;
+        bytes_out(o, bytes);
         Ok(())
     })
 }
@@ -92,20 +110,21 @@ pub extern "C" fn a2a_transcode_into(
         if buf.is_null() && buf_len > 0 {
             return Err(crate::null("buf"));
         }
-        let bytes = transcode(type_name, type_name_len, from, to, input, input_len)?;
-        if bytes.len() > buf_len {
-            return Err(a2a_error::local(
-                a2a_result::InsufficientSize,
-                format!("the output needs {} bytes, the buffer has {buf_len}", bytes.len()),
-            ));
-        }
-        // SAFETY: `buf` has `buf_len` >= bytes.len() writable bytes (the caller's contract),
-        // and is not NULL (checked above, or bytes is empty).
-        if !bytes.is_empty() {
-            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), buf, bytes.len()) };
-        }
-        *n = bytes.len();
-        Ok(())
+        transcode(type_name, type_name_len, from, to, input, input_len, |bytes| {
+            if bytes.len() > buf_len {
+                return Err(a2a_error::local(
+                    a2a_result::InsufficientSize,
+                    format!("the output needs {} bytes, the buffer has {buf_len}", bytes.len()),
+                ));
+            }
+            if !bytes.is_empty() {
+                // SAFETY: `buf` has `buf_len` >= bytes.len() writable bytes (the caller's
+                // contract) and is not NULL (checked above; bytes is not empty).
+                unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), buf, bytes.len()) };
+            }
+            *n = bytes.len();
+            Ok(())
+        })
     })
 }
 

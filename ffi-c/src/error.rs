@@ -212,18 +212,17 @@ pub extern "C" fn a2a_error_last() -> *const a2a_error {
 /// `a2a_error_free`; any thread). `A2A_RESULT_NONE` when no call on this thread failed.
 #[no_mangle]
 pub extern "C" fn a2a_error_last_copy(error_out: *mut *mut a2a_error) -> a2a_result {
-    let mut found = None;
-    let r = guard(|| {
+    guard(|| {
         let o = out(error_out, "error_out")?;
-        found = LAST.try_with(|l| l.try_borrow().ok().and_then(|l| l.clone())).ok().flatten();
-        if let Some(e) = found.take() {
-            box_out(o, e);
-            Ok(())
-        } else {
-            Err(a2a_error::local(a2a_result::None, String::from("no call on this thread has failed")))
+        match LAST.try_with(|l| l.try_borrow().ok().and_then(|l| l.clone())).ok().flatten() {
+            Some(e) => {
+                box_out(o, e);
+                Ok(())
+            }
+            // Reporting this would replace the very error asked for; NONE says it all.
+            None => Err(a2a_error::local(a2a_result::None, String::from("no call on this thread has failed"))),
         }
-    });
-    r
+    })
 }
 
 /// Frees an error the library handed out; NULL does nothing. Never pass `a2a_error_last()`.

@@ -131,6 +131,34 @@ pub(crate) fn bytes_out(out: &mut *mut a2a_bytes, bytes: Vec<u8>) {
     *out = Box::into_raw(Box::new(a2a_bytes { bytes }));
 }
 
+/// Largest buffer a thread keeps for reuse after `a2a_bytes_free`.
+const SPARE_KEEP: usize = 1 << 20;
+
+thread_local! {
+    /// One freed buffer per thread, reused by the next `bytes_copy` on that thread: a loop of
+    /// encode / free then allocates nothing for its output (glibc's large-chunk path, with
+    /// its consolidation of freed small chunks, is most of the cost otherwise).
+    static SPARE: core::cell::Cell<Vec<u8>> = const { core::cell::Cell::new(Vec::new()) };
+}
+
+/// A copy of `b` in a buffer that is usually recycled.
+pub(crate) fn bytes_copy(b: &[u8]) -> Vec<u8> {
+    let mut v = SPARE.try_with(|s| s.take()).unwrap_or_default();
+    v.clear();
+    v.extend_from_slice(b);
+    v
+}
+
+fn recycle(v: Vec<u8>) {
+    if v.capacity() > 0 && v.capacity() <= SPARE_KEEP {
+        let _ = SPARE.try_with(|s| {
+            let old = s.take();
+            // Keep the larger of the two.
+            s.set(if old.capacity() >= v.capacity() { old } else { v });
+        });
+    }
+}
+
 /// The bytes of `b` (NULL when `b` is NULL). Valid until `a2a_bytes_free(b)`. Any thread.
 #[no_mangle]
 pub extern "C" fn a2a_bytes_data(b: *const a2a_bytes) -> *const u8 {
@@ -153,7 +181,8 @@ pub extern "C" fn a2a_bytes_free(b: *mut a2a_bytes) {
     guard_value((), || {
         if !b.is_null() {
             // SAFETY: `b` came from `bytes_out` (Box::into_raw) and is freed once, as documented.
-            drop(unsafe { Box::from_raw(b) });
+            let b = unsafe { Box::from_raw(b) };
+            recycle(b.bytes);
         }
     })
 }
@@ -169,7 +198,11 @@ pub extern "C" fn a2a_version() -> *const c_char {
 /// a value this library does not define). Any thread.
 #[no_mangle]
 pub extern "C" fn a2a_result_message(result: u32) -> *const c_char {
-    let s: &'static core::ffi::CStr = match result {
+    guard_value(c"unknown result".as_ptr(), || result_text(result).as_ptr())
+}
+
+fn result_text(result: u32) -> &'static core::ffi::CStr {
+    match result {
         0 => c"success",
         1 => c"a required pointer was NULL",
         2 => c"a string is not valid UTF-8",
@@ -191,8 +224,7 @@ pub extern "C" fn a2a_result_message(result: u32) -> *const c_char {
         18 => c"the Agent Card is invalid or has no usable interface",
         19 => c"the request cannot be expressed on the selected interface",
         _ => c"unknown result",
-    };
-    s.as_ptr()
+    }
 }
 
 // ---------------------------------------------------------------- the panic boundary
@@ -323,4 +355,58 @@ pub(crate) fn free_box<T>(p: *mut T) {
 /// Writes a boxed handle to an output pointer.
 pub(crate) fn box_out<T>(out: &mut *mut T, v: T) {
     *out = Box::into_raw(Box::new(v));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_a_result_and_the_last_error_says_so() {
+        let r = guard(|| panic!("deliberate"));
+        assert_eq!(r, a2a_result::Panic);
+        let e = error::a2a_error_last();
+        assert!(!e.is_null());
+        // SAFETY: a2a_error_last returned a live pointer to this thread's last error.
+        let e = unsafe { &*e };
+        assert_eq!(e.result, a2a_result::Panic);
+        assert!(e.message.contains("deliberate"), "{}", e.message);
+        assert_eq!(guard_value(7, || -> i32 { panic!("again") }), 7);
+    }
+
+    /// Every exported function's body is behind the panic boundary: its first statement is
+    /// `guard(` or `guard_value(`, or it only returns a static string.
+    #[test]
+    fn every_export_is_behind_the_panic_boundary() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut exports = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut lines = text.lines().peekable();
+            while let Some(line) = lines.next() {
+                if !line.contains("pub extern \"C\" fn ") {
+                    continue;
+                }
+                exports += 1;
+                // The signature may span lines: find the line that ends it with `{`.
+                let mut sig = String::from(line);
+                while !sig.trim_end().ends_with('{') {
+                    sig.push_str(lines.next().unwrap_or(""));
+                }
+                // Skip `use` lines: the first statement that does something must be the guard.
+                let mut body = lines.next().unwrap_or("").trim();
+                while body.starts_with("use ") {
+                    body = lines.next().unwrap_or("").trim();
+                }
+                let name = sig.split("fn ").nth(1).and_then(|s| s.split('(').next()).unwrap_or("?");
+                let ok = body.starts_with("guard(")
+                    || body.starts_with("guard_value(")
+                    || body.starts_with("agent_event(")
+                    || (name == "a2a_version" && body.starts_with("concat!("));
+                assert!(ok, "{}: {name} does not start behind the panic boundary: {body}", path.display());
+            }
+        }
+        assert!(exports > 100, "found only {exports} exports");
+    }
 }

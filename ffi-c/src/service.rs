@@ -88,12 +88,14 @@ pub struct a2a_run {
     pub(crate) task_id: String,
     pub(crate) context_id: String,
     pub(crate) message: v1::Message,
-    pub(crate) message_json: Vec<u8>,
+    /// Encoded when first asked for (most agents read only the text).
+    message_json: std::sync::OnceLock<Vec<u8>>,
     pub(crate) text: String,
     pub(crate) principal: Option<String>,
     pub(crate) follow_up: bool,
     pub(crate) resumed: bool,
-    pub(crate) task_json: Option<Vec<u8>>,
+    task: Option<v1::Task>,
+    task_json: std::sync::OnceLock<Vec<u8>>,
 }
 
 pub(crate) fn text_of(m: &v1::Message) -> String {
@@ -117,13 +119,23 @@ impl a2a_run {
             task_id: String::from(task_id),
             context_id: String::from(context_id),
             message: message.clone(),
-            message_json: json::encode(message).unwrap_or_default(),
+            message_json: std::sync::OnceLock::new(),
             text: text_of(message),
             principal: principal.map(String::from),
             follow_up,
             resumed,
-            task_json: task.map(|t| json::encode(t).unwrap_or_default()),
+            task: task.cloned(),
+            task_json: std::sync::OnceLock::new(),
         }
+    }
+
+    fn message_json(&self) -> &[u8] {
+        self.message_json.get_or_init(|| json::encode(&self.message).unwrap_or_default())
+    }
+
+    fn task_json(&self) -> Option<&[u8]> {
+        let t = self.task.as_ref()?;
+        Some(self.task_json.get_or_init(|| json::encode(t).unwrap_or_default()))
     }
 }
 
@@ -148,7 +160,7 @@ pub extern "C" fn a2a_run_context_id(run: *const a2a_run) -> a2a_str {
 /// The user's message as canonical ProtoJSON (`lf.a2a.v1.Message`). Borrowed from `run`.
 #[no_mangle]
 pub extern "C" fn a2a_run_message_json(run: *const a2a_run) -> a2a_str {
-    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.message_json.as_slice())))
+    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.message_json())))
 }
 
 /// The user's message, typed (borrowed from `run`; NULL for NULL).
@@ -195,7 +207,7 @@ pub extern "C" fn a2a_run_task_json(run: *const a2a_run, task_out: *mut a2a_str)
     guard(|| {
         let r = arg(run, "run")?;
         let o = out(task_out, "task_out")?;
-        let t = r.task_json.as_ref().ok_or_else(|| a2a_error::local(a2a_result::None, String::from("a new task")))?;
+        let t = r.task_json().ok_or_else(|| a2a_error::local(a2a_result::None, String::from("a new task")))?;
         *o = a2a_str::of(t);
         Ok(())
     })

@@ -8,7 +8,8 @@
 #    dynamically and statically; the C agent and client talk over loopback;
 # 3. the C tests, the C agent and the C++ embedding under AddressSanitizer +
 #    UndefinedBehaviorSanitizer (the official Python SDK's checks run against both servers);
-# 4. the C tests and a short agent/client run under valgrind (memcheck, leak check full).
+# 4. the C tests, the agent/client examples and both servers (with the SDK's checks) under
+#    valgrind (memcheck, leak check full).
 # Everything listens on 127.0.0.1; every run is bounded by `timeout`.
 set -eu
 PREFIX=$1
@@ -83,8 +84,11 @@ gcc $CFLAGS $SAN $CFLAGS_PC "$ROOT/examples/c/agent.c" $LIBS_PC -Wl,-rpath,"$PRE
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON,GRPC --log "$B/sdk-agent.log" -- "$B/agent_asan" "127.0.0.1:{port}"
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed.log" -- "$B/embed_asan" "127.0.0.1:{port}"
-echo "== the same against the CMake builds (dynamic C++ embedding, static C agent and C++ embedding)"
+echo "== the same under valgrind (memcheck, leak check full; a report fails the server's exit status)"
 unset ASAN_OPTIONS UBSAN_OPTIONS
+python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON,GRPC --log "$B/sdk-agent-valgrind.log" -- $VALGRIND "$B/examples/agent" "127.0.0.1:{port}"
+python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed-valgrind.log" -- $VALGRIND "$B/examples/embed" "127.0.0.1:{port}"
+echo "== the same against the CMake builds (dynamic C++ embedding, static C agent and C++ embedding)"
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed-dyn.log" -- "$B/examples/embed" "127.0.0.1:{port}"
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed-static.log" -- "$B/examples/embed_static" "127.0.0.1:{port}"
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON,GRPC --log "$B/sdk-agent-static.log" -- "$B/examples/agent_static" "127.0.0.1:{port}"

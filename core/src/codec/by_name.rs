@@ -42,6 +42,12 @@ pub enum Format {
 }
 
 fn convert<T: Message>(input: &[u8], from: Format, to: Format, validate: bool) -> Result<Vec<u8>, ByNameError> {
+    let mut out = Vec::new();
+    convert_into::<T>(input, from, to, validate, &mut out)?;
+    Ok(out)
+}
+
+fn convert_into<T: Message>(input: &[u8], from: Format, to: Format, validate: bool, out: &mut Vec<u8>) -> Result<(), ByNameError> {
     let msg: T = match (from, validate) {
         (Format::Json, true) => json::decode(input),
         (Format::Json, false) => json::decode_unchecked(input),
@@ -50,8 +56,11 @@ fn convert<T: Message>(input: &[u8], from: Format, to: Format, validate: bool) -
     }
     .map_err(ByNameError::Decode)?;
     match to {
-        Format::Json => json::encode(&msg).map_err(ByNameError::Encode),
-        Format::Protobuf => Ok(protobuf::encode(&msg)),
+        Format::Json => json::encode_into(&msg, out).map_err(ByNameError::Encode),
+        Format::Protobuf => {
+            protobuf::encode_into(&msg, out);
+            Ok(())
+        }
     }
 }
 
@@ -70,6 +79,15 @@ macro_rules! dispatch {
         pub fn transcode_unchecked(type_name: &str, input: &[u8], from: Format, to: Format) -> Result<Vec<u8>, ByNameError> {
             match type_name {
                 $($name => convert::<$ty>(input, from, to, false),)*
+                _ => Err(ByNameError::UnknownType(String::from(type_name))),
+            }
+        }
+
+        /// As [`transcode`], appending the output to `out` (whose capacity a caller can keep
+        /// from call to call). On an error `out` holds what it held, or more.
+        pub fn transcode_into(type_name: &str, input: &[u8], from: Format, to: Format, out: &mut Vec<u8>) -> Result<(), ByNameError> {
+            match type_name {
+                $($name => convert_into::<$ty>(input, from, to, true, out),)*
                 _ => Err(ByNameError::UnknownType(String::from(type_name))),
             }
         }
