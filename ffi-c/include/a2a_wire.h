@@ -1174,6 +1174,14 @@ a2a_result a2a_service_handle_timeout(struct a2a_service *service, int64_t now_m
 // `*deadline_ms_out`; `A2A_RESULT_NONE` when no timer is set.
 a2a_result a2a_service_poll_timeout(const struct a2a_service *service, int64_t *deadline_ms_out);
 
+// The SSRF guard for SEND_WEBHOOK outputs: whether the IP address `ip` (text, `10.0.0.1`,
+// `::ffff:127.0.0.1`) is one a webhook must not reach unless the host allows private
+// receivers — loopback, private, link-local, CGNAT, multicast, documentation and reserved
+// ranges, and IPv6 forms carrying such an IPv4 address (mapped, compatible, NAT64, 6to4).
+// Check every address the receiver's name resolves to, and connect only to one checked.
+// `A2A_RESULT_INVALID_ARGUMENT` when `ip` is not an IP address. Any thread.
+a2a_result a2a_webhook_address_is_non_public(const char *ip, size_t ip_len, bool *non_public_out);
+
 // Begins shutting down: open streams end with Unavailable, waiting calls are answered
 // Unavailable, current runs are told to stop, new requests are refused. Drain the outputs.
 a2a_result a2a_service_shutdown(struct a2a_service *service);

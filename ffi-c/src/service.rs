@@ -637,6 +637,24 @@ pub extern "C" fn a2a_service_poll_timeout(service: *const a2a_service, deadline
     })
 }
 
+/// The SSRF guard for SEND_WEBHOOK outputs: whether the IP address `ip` (text, `10.0.0.1`,
+/// `::ffff:127.0.0.1`) is one a webhook must not reach unless the host allows private
+/// receivers — loopback, private, link-local, CGNAT, multicast, documentation and reserved
+/// ranges, and IPv6 forms carrying such an IPv4 address (mapped, compatible, NAT64, 6to4).
+/// Check every address the receiver's name resolves to, and connect only to one checked.
+/// `A2A_RESULT_INVALID_ARGUMENT` when `ip` is not an IP address. Any thread.
+#[no_mangle]
+pub extern "C" fn a2a_webhook_address_is_non_public(ip: *const c_char, ip_len: usize, non_public_out: *mut bool) -> a2a_result {
+    guard(|| {
+        let o = out(non_public_out, "non_public_out")?;
+        let t = str_arg(ip, ip_len, "ip")?;
+        let addr: core::net::IpAddr =
+            t.trim_matches(|c| c == '[' || c == ']').parse().map_err(|_| invalid(format!("not an IP address: {t:?}")))?;
+        *o = a2a::webhook::is_non_public(addr);
+        Ok(())
+    })
+}
+
 /// Begins shutting down: open streams end with Unavailable, waiting calls are answered
 /// Unavailable, current runs are told to stop, new requests are refused. Drain the outputs.
 #[no_mangle]

@@ -383,6 +383,23 @@ static void slow_consumer_and_caller_gone(void) {
   a2a_service_free(svc);
 }
 
+static void ssrf_guard(void) {
+  static const struct { const char *ip; bool non_public; } cases[] = {
+    {"127.0.0.1", true}, {"10.1.2.3", true}, {"192.168.0.1", true}, {"169.254.169.254", true}, {"100.64.0.1", true},
+    {"::1", true}, {"[::ffff:127.0.0.1]", true}, {"64:ff9b::a00:1", true}, {"2002:7f00:1::", true}, {"fd00::1", true},
+    {"8.8.8.8", false}, {"2001:4860:4860::8888", false}, {"93.184.216.34", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    bool np = !cases[i].non_public;
+    CHECK_OK(a2a_webhook_address_is_non_public(cases[i].ip, strlen(cases[i].ip), &np));
+    CHECK(np == cases[i].non_public, "SSRF guard: %s", cases[i].ip);
+  }
+  bool untouched = true;
+  CHECK_RESULT(a2a_webhook_address_is_non_public(S("hooks.example"), &untouched), A2A_RESULT_INVALID_ARGUMENT);
+  CHECK_RESULT(a2a_webhook_address_is_non_public(S("1.2.3.4"), NULL), A2A_RESULT_NULL_PARAMETER);
+  CHECK(untouched, "no output on failure");
+}
+
 static void negotiation_and_selection(void) {
   a2a_str both[] = {{S("1.0")}, {S("0.3")}};
   size_t idx = 99;
@@ -633,6 +650,7 @@ int main(void) {
   authentication_and_webhooks();
   slow_consumer_and_caller_gone();
   negotiation_and_selection();
+  ssrf_guard();
   every_error_kind();
   null_utf8_and_sizes();
   printf("api: %d checks, %d failures\n", test_checks, test_failures);
