@@ -528,6 +528,7 @@ const char *a2a_result_message(uint32_t result);
 // interface to use (`bindings`, `versions`: comma-separated preferences as in
 // `a2a_select_interface`; NULL for all). `timeout_ms` bounds each call (0: 30 s).
 // `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails.
+// Threads: one at a time per client; blocks the calling thread until done.
 a2a_result a2a_client_connect(const char *url,
                               size_t url_len,
                               const char *bindings,
@@ -538,9 +539,11 @@ a2a_result a2a_client_connect(const char *url,
                               struct a2a_client **client_out);
 
 // The interface the client uses, borrowed from it.
+// Threads: one at a time per client; blocks the calling thread until done.
 const struct a2a_interface *a2a_client_interface(const struct a2a_client *client);
 
 // The agent's card as fetched (v1.0 ProtoJSON), borrowed from the client.
+// Threads: one at a time per client; blocks the calling thread until done.
 struct a2a_str a2a_client_card_json(const struct a2a_client *client);
 
 // Calls a unary operation (`method`: an `a2a_method`; `params_json`: its v1.0 request as
@@ -548,6 +551,7 @@ struct a2a_str a2a_client_card_json(const struct a2a_client *client);
 // (`SendMessageResponse`, `Task`, `ListTasksResponse`, a push config or list, `{}` for a
 // deletion, the `AgentCard`). The server's error is `A2A_RESULT_A2A_ERROR` (or
 // `A2A_RESULT_NOT_A2A`) with `a2a_error_last()`.
+// Threads: one at a time per client; blocks the calling thread until done.
 a2a_result a2a_client_call(struct a2a_client *client,
                            uint32_t method,
                            const uint8_t *params_json,
@@ -556,6 +560,7 @@ a2a_result a2a_client_call(struct a2a_client *client,
 
 // Sends a user message with one text part (SendMessage) and writes the answer's ProtoJSON
 // (`lf.a2a.v1.SendMessageResponse`: a `task` or a `message`) to `*response_out`.
+// Threads: one at a time per client; blocks the calling thread until done.
 a2a_result a2a_client_send_text(struct a2a_client *client,
                                 const char *text,
                                 size_t text_len,
@@ -564,6 +569,7 @@ a2a_result a2a_client_send_text(struct a2a_client *client,
 // Opens a stream (`SendStreamingMessage`, `SubscribeToTask`); read it with
 // `a2a_stream_next`. The stream owns its connection: the client may make other calls
 // meanwhile.
+// Threads: one at a time per client; blocks the calling thread until done.
 a2a_result a2a_client_stream(struct a2a_client *client,
                              uint32_t method,
                              const uint8_t *params_json,
@@ -573,9 +579,11 @@ a2a_result a2a_client_stream(struct a2a_client *client,
 // Waits for the next event and writes its ProtoJSON (`lf.a2a.v1.StreamResponse`) to
 // `*event_out`; `A2A_RESULT_NONE` when the stream ended normally; an error when it failed
 // (after which it gives `A2A_RESULT_NONE`).
+// Threads: one at a time per stream; `a2a_stream_next` blocks.
 a2a_result a2a_stream_next(struct a2a_stream *stream, struct a2a_bytes **event_out);
 
 // Frees a stream; NULL does nothing.
+// Threads: one at a time per stream; `a2a_stream_next` blocks.
 void a2a_stream_free(struct a2a_stream *stream);
 
 // Opens a stream and calls `callback` for each event, on this thread, until the stream
@@ -589,6 +597,7 @@ a2a_result a2a_client_stream_each(struct a2a_client *client,
                                   void *userdata);
 
 // Frees a client (closing its connections); NULL does nothing.
+// Threads: one at a time per client; blocks the calling thread until done.
 void a2a_client_free(struct a2a_client *client);
 
 // Decodes `input` (`from`: an `a2a_format`) as the message `type_name` (its full proto
@@ -637,23 +646,30 @@ a2a_result a2a_v1_to_v03(const char *type_name,
                          struct a2a_translation **out_translation);
 
 // The translated message's type name (v1.0: the full proto name; v0.3: the type name).
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (a translation is plain data).
 struct a2a_str a2a_translation_type(const struct a2a_translation *t);
 
 // The translated message's JSON. Borrowed from `t`.
+// Threads: any (a translation is plain data).
 struct a2a_str a2a_translation_json(const struct a2a_translation *t);
 
 // The source message re-encoded in its own version's canonical form. Borrowed from `t`.
+// Threads: any (a translation is plain data).
 struct a2a_str a2a_translation_source_json(const struct a2a_translation *t);
 
 // The number of losses.
+// Threads: any (a translation is plain data).
 size_t a2a_translation_loss_count(const struct a2a_translation *t);
 
 // Loss `index` as `kind@path` (`dropped@metadata`), in order; `A2A_RESULT_NONE` past the end.
+// Threads: any (a translation is plain data).
 a2a_result a2a_translation_loss(const struct a2a_translation *t,
                                 size_t index,
                                 struct a2a_str *loss_out);
 
 // Frees a translation; NULL does nothing.
+// Threads: any (a translation is plain data).
 void a2a_translation_free(struct a2a_translation *t);
 
 // Decides the protocol version a request is served with, from the raw value of its
@@ -661,6 +677,7 @@ void a2a_translation_free(struct a2a_translation *t);
 // the versions an interface serves (`supported`, `supported_len` strings such as "1.0").
 // On success `*index_out` is the index of the chosen entry of `supported`; otherwise
 // `A2A_RESULT_A2A_ERROR` with a VersionNotSupported error naming the supported list.
+// Threads: any.
 a2a_result a2a_negotiate_version(const char *requested,
                                  size_t requested_len,
                                  const struct a2a_str *supported,
@@ -673,6 +690,7 @@ a2a_result a2a_negotiate_version(const char *requested,
 // The card's order decides the binding (its first entry the client speaks); among that
 // binding's entries the client's order of `versions` decides. `A2A_RESULT_CARD` when the
 // card is invalid or no interface fits.
+// Threads: any.
 a2a_result a2a_select_interface(const uint8_t *card_json,
                                 size_t card_json_len,
                                 const char *bindings,
@@ -682,29 +700,37 @@ a2a_result a2a_select_interface(const uint8_t *card_json,
                                 struct a2a_interface **interface_out);
 
 // The interface's URL (gRPC: `host:port`). Borrowed from `i`.
+// Threads: any (an interface is plain data).
 struct a2a_str a2a_interface_url(const struct a2a_interface *i);
 
 // The interface's binding: `JSONRPC`, `HTTP+JSON` or `GRPC`. Borrowed from `i`.
+// Threads: any (an interface is plain data).
 struct a2a_str a2a_interface_binding(const struct a2a_interface *i);
 
 // The interface's protocol version (`1.0`, `0.3`). Borrowed from `i`.
+// Threads: any (an interface is plain data).
 struct a2a_str a2a_interface_version(const struct a2a_interface *i);
 
 // The interface's tenant (empty when none). Borrowed from `i`.
+// Threads: any (an interface is plain data).
 struct a2a_str a2a_interface_tenant(const struct a2a_interface *i);
 
 // The interface's index in the card's `supportedInterfaces`.
+// Threads: any (an interface is plain data).
 size_t a2a_interface_index(const struct a2a_interface *i);
 
 // Frees an interface; NULL does nothing.
+// Threads: any (an interface is plain data).
 void a2a_interface_free(struct a2a_interface *i);
 
 // The name of an operation (`"SendMessage"`), NUL-terminated and static; `""` for a
 // value that is not an `a2a_method`.
+// Threads: any.
 const char *a2a_method_name(uint32_t method);
 
 // Creates a client core for the interface it selects from `card_json` (as
 // `a2a_select_interface`: `bindings` and `versions` comma-separated, NULL for all).
+// Threads: one at a time per client core.
 a2a_result a2a_client_core_new(const uint8_t *card_json,
                                size_t card_json_len,
                                const char *bindings,
@@ -714,9 +740,11 @@ a2a_result a2a_client_core_new(const uint8_t *card_json,
                                struct a2a_client_core **client_out);
 
 // The interface the client core uses, borrowed from it.
+// Threads: one at a time per client core.
 const struct a2a_interface *a2a_client_core_interface(const struct a2a_client_core *client);
 
 // Adds a header to every request the client core makes (credentials, for example).
+// Threads: one at a time per client core.
 a2a_result a2a_client_core_add_header(struct a2a_client_core *client,
                                       const char *name,
                                       size_t name_len,
@@ -724,12 +752,14 @@ a2a_result a2a_client_core_add_header(struct a2a_client_core *client,
                                       size_t value_len);
 
 // Frees a client core; NULL does nothing. Its exchanges stay usable.
+// Threads: one at a time per client core.
 void a2a_client_core_free(struct a2a_client_core *client);
 
 // Starts `method` (an `a2a_method`) with `params_json` (its v1.0 request message as
 // ProtoJSON; NULL/0 for the defaults). `A2A_RESULT_A2A_ERROR` (InvalidParams, naming the
 // field) when the params are invalid; `A2A_RESULT_LOCAL` when the operation cannot be
 // expressed on the interface.
+// Threads: one at a time per client core.
 a2a_result a2a_client_core_start(struct a2a_client_core *client,
                                  uint32_t method,
                                  const uint8_t *params_json,
@@ -738,17 +768,20 @@ a2a_result a2a_client_core_start(struct a2a_client_core *client,
 
 // Feeds the answer's status and headers (for gRPC the response headers).
 // `A2A_RESULT_WRONG_STATE` when no request is out or the head was fed already.
+// Threads: one at a time per exchange.
 a2a_result a2a_exchange_handle_head(struct a2a_exchange *exchange,
                                     uint16_t status,
                                     const struct a2a_header *headers,
                                     size_t headers_len);
 
 // Feeds body bytes as they arrive (de-chunked; for gRPC the DATA frames' bytes).
+// Threads: one at a time per exchange.
 a2a_result a2a_exchange_handle_body(struct a2a_exchange *exchange,
                                     const uint8_t *body,
                                     size_t body_len);
 
 // Feeds the end of the answer with its trailers (gRPC status; none for HTTP/1.1).
+// Threads: one at a time per exchange.
 a2a_result a2a_exchange_handle_end(struct a2a_exchange *exchange,
                                    const struct a2a_header *trailers,
                                    size_t trailers_len);
@@ -756,57 +789,73 @@ a2a_result a2a_exchange_handle_end(struct a2a_exchange *exchange,
 // The next step into `*step_out` (free it with `a2a_step_free`). `now_ms` dates task
 // changes an event does not date. After a DONE step (ANSWER, STREAM_ENDED, FAILED) the
 // exchange is over: further polls give `A2A_RESULT_WRONG_STATE`.
+// Threads: one at a time per exchange.
 a2a_result a2a_exchange_poll(struct a2a_exchange *exchange,
                              int64_t now_ms,
                              struct a2a_step **step_out);
 
 // The task as the exchange's events and answer left it (ProtoJSON `lf.a2a.v1.Task`) into
 // `*task_out` (free with `a2a_bytes_free`); `A2A_RESULT_NONE` before any task was seen.
+// Threads: one at a time per exchange.
 a2a_result a2a_exchange_task_json(const struct a2a_exchange *exchange, struct a2a_bytes **task_out);
 
 // Frees an exchange; NULL does nothing.
+// Threads: one at a time per exchange.
 void a2a_exchange_free(struct a2a_exchange *exchange);
 
 // The step's kind (an `a2a_step_kind`; 0 for NULL).
+// Threads: any (a step is plain data).
 uint32_t a2a_step_get_kind(const struct a2a_step *step);
 
 // A SEND step's HTTP method (`POST`, `GET`, `DELETE`); empty otherwise.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (a step is plain data).
 struct a2a_str a2a_step_method(const struct a2a_step *step);
 
 // A SEND step's URL (for gRPC `http://host:port/Service/Method`). Borrowed from `step`.
+// Threads: any (a step is plain data).
 struct a2a_str a2a_step_url(const struct a2a_step *step);
 
 // The number of header fields of a SEND step's request.
+// Threads: any (a step is plain data).
 size_t a2a_step_header_count(const struct a2a_step *step);
 
 // Header field `index` of a SEND step's request; `A2A_RESULT_NONE` past the end.
+// Threads: any (a step is plain data).
 a2a_result a2a_step_header(const struct a2a_step *step,
                            size_t index,
                            struct a2a_str *name_out,
                            struct a2a_str *value_out);
 
 // A SEND step's request body (for gRPC the framed message). Borrowed from `step`.
+// Threads: any (a step is plain data).
 struct a2a_str a2a_step_body(const struct a2a_step *step);
 
 // An EVENT or ANSWER step's JSON. Borrowed from `step`.
+// Threads: any (a step is plain data).
 struct a2a_str a2a_step_json(const struct a2a_step *step);
 
 // An EVENT step's event, typed (borrowed from `step`); NULL otherwise.
+// Threads: any (a step is plain data).
 const struct a2a_event *a2a_step_event(const struct a2a_step *step);
 
 // The answer of a SendMessage call (an ANSWER step), typed (borrowed from `step`); NULL
 // otherwise.
+// Threads: any (a step is plain data).
 const struct a2a_reply *a2a_step_reply(const struct a2a_step *step);
 
 // The task answered by GetTask or CancelTask (an ANSWER step), typed (borrowed from
 // `step`); NULL otherwise.
+// Threads: any (a step is plain data).
 const struct a2a_task *a2a_step_task(const struct a2a_step *step);
 
 // A FAILED step's error (read it with the `a2a_error_*` accessors), borrowed from `step`;
 // NULL otherwise.
+// Threads: any (a step is plain data).
 const struct a2a_error *a2a_step_error(const struct a2a_step *step);
 
 // Frees a step; NULL does nothing.
+// Threads: any (a step is plain data).
 void a2a_step_free(struct a2a_step *step);
 
 // The last failure on the calling thread, or NULL if no call on this thread has failed.
@@ -819,39 +868,50 @@ const struct a2a_error *a2a_error_last(void);
 a2a_result a2a_error_last_copy(struct a2a_error **error_out);
 
 // Frees an error the library handed out; NULL does nothing. Never pass `a2a_error_last()`.
+// Threads: any (an error is plain data).
 void a2a_error_free(struct a2a_error *error);
 
 // The result code the failure was reported with (`A2A_RESULT_A2A_ERROR` for an A2A error).
 // `A2A_RESULT_NULL_PARAMETER` for NULL.
+// Threads: any (an error is plain data).
 a2a_result a2a_error_result(const struct a2a_error *error);
 
 // The A2A error kind; `A2A_ERROR_KIND_NONE` when the failure is not an A2A error (or for NULL).
+// Threads: any (an error is plain data).
 a2a_error_kind a2a_error_get_kind(const struct a2a_error *error);
 
 // The JSON-RPC `error.code` of an A2A error; 0 otherwise.
+// Threads: any (an error is plain data).
 int32_t a2a_error_jsonrpc_code(const struct a2a_error *error);
 
 // The HTTP status of an A2A error on the HTTP+JSON binding; for an error without A2A
 // meaning received over HTTP, the status the peer sent; 0 otherwise.
+// Threads: any (an error is plain data).
 uint16_t a2a_error_http_status(const struct a2a_error *error);
 
 // The gRPC status code of an A2A error; for an error without A2A meaning received over
 // gRPC, the code the peer sent; -1 otherwise.
+// Threads: any (an error is plain data).
 int32_t a2a_error_grpc_status(const struct a2a_error *error);
 
 // The `ErrorInfo.reason` of an A2A error (`TASK_NOT_FOUND`, ...); empty when it has none.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (an error is plain data).
 struct a2a_str a2a_error_reason(const struct a2a_error *error);
 
 // The message: the A2A error's message, or a description of the local failure. Borrowed
 // from `error`.
+// Threads: any (an error is plain data).
 struct a2a_str a2a_error_message(const struct a2a_error *error);
 
 // The A2A error's metadata as a JSON object of strings (`{"taskId":"t-1"}`; `{}` when
 // none). Borrowed from `error`.
+// Threads: any (an error is plain data).
 struct a2a_str a2a_error_metadata_json(const struct a2a_error *error);
 
 // One metadata value of an A2A error, by key: writes it to `*value_out` (borrowed from
 // `error`). `A2A_RESULT_NONE` when the key is absent.
+// Threads: any (an error is plain data).
 a2a_result a2a_error_metadata_get(const struct a2a_error *error,
                                   const char *key,
                                   size_t key_len,
@@ -859,19 +919,23 @@ a2a_result a2a_error_metadata_get(const struct a2a_error *error,
 
 // For a decode failure, the JSON path of the offending field (`message.parts[2]`; empty
 // for the message itself or for other failures). Borrowed from `error`.
+// Threads: any (an error is plain data).
 struct a2a_str a2a_error_path(const struct a2a_error *error);
 
 // For a decode or translation failure, which problem it is; `A2A_DECODE_KIND_NONE` otherwise.
+// Threads: any (an error is plain data).
 a2a_decode_kind a2a_error_decode_kind(const struct a2a_error *error);
 
 // The name of an error kind (`"TaskNotFound"`), NUL-terminated and static; `"None"` for 0
 // and for values this library does not define.
+// Threads: any (an error is plain data).
 const char *a2a_error_kind_name(uint32_t kind);
 
 // Classifies an HTTP+JSON error answer (status and body) received from a peer speaking
 // protocol `version` (`"1.0"`, `"0.3"`). Writes a new error to `*error_out` (free it with
 // `a2a_error_free`): an A2A error (`a2a_error_get_kind` > 0), or one without A2A meaning
 // (`a2a_error_result` is `A2A_RESULT_NOT_A2A`: a proxy's bare 404 is never TaskNotFound).
+// Threads: any.
 a2a_result a2a_classify_http(const char *version,
                              size_t version_len,
                              uint16_t status,
@@ -882,6 +946,7 @@ a2a_result a2a_classify_http(const char *version,
 // Classifies a gRPC error status (code, message, and the `grpc-status-details-bin` value
 // as bytes — a serialized `google.rpc.Status`, NULL/0 when absent) received from a peer
 // speaking `version`. Output as `a2a_classify_http`.
+// Threads: any.
 a2a_result a2a_classify_grpc(const char *version,
                              size_t version_len,
                              int32_t code,
@@ -893,11 +958,13 @@ a2a_result a2a_classify_grpc(const char *version,
 
 // Classifies a JSON-RPC `error` object (its JSON bytes) received from a peer. Output as
 // `a2a_classify_http`.
+// Threads: any.
 a2a_result a2a_classify_jsonrpc(const uint8_t *error_json,
                                 size_t error_json_len,
                                 struct a2a_error **error_out);
 
 // The run this sink belongs to, borrowed from the sink (NULL for NULL).
+// Threads: any, several at once (`a2a_sink_free` last, once).
 const struct a2a_run *a2a_sink_run(const struct a2a_sink *sink);
 
 // Sets the task's status to `state` (an `a2a_task_state`), with an agent message of one
@@ -905,6 +972,7 @@ const struct a2a_run *a2a_sink_run(const struct a2a_sink *sink);
 // `A2A_RESULT_A2A_ERROR` when the server refused an event of this run (the run is over or
 // superseded, the task was canceled, the event breaks the state machine; the error says
 // which) or stopped; `A2A_RESULT_ALREADY_ENDED` after `a2a_sink_finish` / `_fail`.
+// Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_status(const struct a2a_sink *sink,
                            uint32_t state,
                            const char *text,
@@ -912,6 +980,7 @@ a2a_result a2a_sink_status(const struct a2a_sink *sink,
 
 // As `a2a_sink_status`, with the agent message as ProtoJSON (`lf.a2a.v1.Message`; NULL/0:
 // none).
+// Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_status_json(const struct a2a_sink *sink,
                                 uint32_t state,
                                 const uint8_t *message_json,
@@ -919,6 +988,7 @@ a2a_result a2a_sink_status_json(const struct a2a_sink *sink,
 
 // Publishes an artifact `artifact_id` with one text part, or (with `append`) adds the
 // part to that artifact; `last_chunk` says the artifact is complete.
+// Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_artifact_text(const struct a2a_sink *sink,
                                   const char *artifact_id,
                                   size_t artifact_id_len,
@@ -928,6 +998,7 @@ a2a_result a2a_sink_artifact_text(const struct a2a_sink *sink,
                                   bool last_chunk);
 
 // Publishes an artifact given as ProtoJSON (`lf.a2a.v1.Artifact`).
+// Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_artifact_json(const struct a2a_sink *sink,
                                   const uint8_t *artifact_json,
                                   size_t artifact_json_len,
@@ -936,9 +1007,11 @@ a2a_result a2a_sink_artifact_json(const struct a2a_sink *sink,
 
 // Replies with an agent message of one text part: as the run's first event a direct
 // reply (no task is kept), later a message in the task's conversation.
+// Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_message_text(const struct a2a_sink *sink, const char *text, size_t text_len);
 
 // As `a2a_sink_message_text`, with the message as ProtoJSON (`lf.a2a.v1.Message`).
+// Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_message_json(const struct a2a_sink *sink,
                                  const uint8_t *message_json,
                                  size_t message_json_len);
@@ -949,16 +1022,20 @@ a2a_result a2a_sink_message_json(const struct a2a_sink *sink,
 a2a_result a2a_sink_flush(const struct a2a_sink *sink);
 
 // True once the run's task was canceled (or the server is stopping).
+// Threads: any, several at once (`a2a_sink_free` last, once).
 bool a2a_sink_is_canceled(const struct a2a_sink *sink);
 
 // The run's turn is over (the server answers whoever still waits on it). Free the sink
 // afterwards. `A2A_RESULT_ALREADY_ENDED` when the run was ended before.
+// Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_finish(const struct a2a_sink *sink);
 
 // The run failed: its task moves to FAILED with `reason` as the agent's message.
+// Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_fail(const struct a2a_sink *sink, const char *reason, size_t reason_len);
 
 // Frees the sink (a run not ended yet ends as finished); NULL does nothing. Once, last.
+// Threads: any, several at once (`a2a_sink_free` last, once).
 void a2a_sink_free(struct a2a_sink *sink);
 
 // Starts the server on `addr` (`127.0.0.1:PORT`; port 0 picks a free one) on threads of
@@ -976,47 +1053,60 @@ a2a_result a2a_server_start(const char *addr,
 
 // The server's base URL (`http://127.0.0.1:PORT`; the card is at
 // `/.well-known/agent-card.json`). Borrowed from `server`.
+// Threads: any, never from one of the agent's callbacks.
 struct a2a_str a2a_server_url(const struct a2a_server *server);
 
 // The port the server listens on (0 for NULL).
+// Threads: any, never from one of the agent's callbacks.
 uint16_t a2a_server_port(const struct a2a_server *server);
 
 // Stops the server (open streams end with Unavailable, current runs get their cancel
 // callback), waits until it has stopped, and frees it; NULL does nothing. Sinks the agent
 // still holds stay valid: their events are refused (Unavailable). Never call it from a
 // callback.
+// Threads: any, never from one of the agent's callbacks.
 void a2a_server_free(struct a2a_server *server);
 
 // The run's id (names its events and its end).
+// Threads: any, while the run's output or sink lives.
 uint64_t a2a_run_id(const struct a2a_run *run);
 
 // The id of the task the message belongs to. Borrowed from `run`.
+// Threads: any, while the run's output or sink lives.
 struct a2a_str a2a_run_task_id(const struct a2a_run *run);
 
 // The context id. Borrowed from `run`.
+// Threads: any, while the run's output or sink lives.
 struct a2a_str a2a_run_context_id(const struct a2a_run *run);
 
 // The user's message as canonical ProtoJSON (`lf.a2a.v1.Message`). Borrowed from `run`.
+// Threads: any, while the run's output or sink lives.
 struct a2a_str a2a_run_message_json(const struct a2a_run *run);
 
 // The user's message, typed (borrowed from `run`; NULL for NULL).
+// Threads: any, while the run's output or sink lives.
 const struct a2a_message *a2a_run_message(const struct a2a_run *run);
 
 // The text of the message's text parts, concatenated. Borrowed from `run`.
+// Threads: any, while the run's output or sink lives.
 struct a2a_str a2a_run_text(const struct a2a_run *run);
 
 // The caller's principal (as the authentication step judged it) into `*principal_out`;
 // `A2A_RESULT_NONE` for an anonymous caller.
+// Threads: any, while the run's output or sink lives.
 a2a_result a2a_run_principal(const struct a2a_run *run, struct a2a_str *principal_out);
 
 // True when the message continues an existing task.
+// Threads: any, while the run's output or sink lives.
 bool a2a_run_is_follow_up(const struct a2a_run *run);
 
 // True when the run resumes a task whose run was lost in a restart.
+// Threads: any, while the run's output or sink lives.
 bool a2a_run_is_resumed(const struct a2a_run *run);
 
 // The task as stored when the run started (ProtoJSON `lf.a2a.v1.Task`) into
 // `*task_out`; `A2A_RESULT_NONE` for a task the run will create.
+// Threads: any, while the run's output or sink lives.
 a2a_result a2a_run_task_json(const struct a2a_run *run, struct a2a_str *task_out);
 
 // Creates a service for the Agent Card `card_json` (v1.0 ProtoJSON; its
@@ -1033,6 +1123,7 @@ a2a_result a2a_service_new(const uint8_t *card_json,
                            struct a2a_service **service_out);
 
 // Frees a service; NULL does nothing. Outputs already taken stay valid.
+// Threads: one at a time per service (it may move between threads).
 void a2a_service_free(struct a2a_service *service);
 
 // An HTTP request (HTTP/1.1 or HTTP/2; for gRPC the `:path` as target, the metadata as
@@ -1042,6 +1133,7 @@ void a2a_service_free(struct a2a_service *service);
 // Agent Card is answered at `/.well-known/agent-card.json`. Method, target and header
 // names must be UTF-8 (`A2A_RESULT_INVALID_UTF8`); header values that are not are read
 // with U+FFFD in place of the invalid bytes, and the service answers the request as usual.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_handle_request(struct a2a_service *service,
                                       const char *method,
                                       size_t method_len,
@@ -1060,6 +1152,7 @@ a2a_result a2a_service_handle_request(struct a2a_service *service,
 // "JSONRPC", "jsonrpc_id": 1}` (`jsonrpc_id` null on the other bindings). For routing and
 // inspection; the card route is not decoded. `A2A_RESULT_DECODE` when the request would be
 // refused (`a2a_service_handle_request` gives the refusal's exact answer).
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_decode(const struct a2a_service *service,
                               const char *method,
                               size_t method_len,
@@ -1075,6 +1168,7 @@ a2a_result a2a_service_decode(const struct a2a_service *service,
 // `refuse_kind` 0 the call goes on as `principal` (NULL: anonymous); otherwise it is
 // answered with that error kind (`A2A_ERROR_KIND_UNAUTHENTICATED`,
 // `A2A_ERROR_KIND_PERMISSION_DENIED`) and `message` (NULL: the default message).
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_handle_authenticated(struct a2a_service *service,
                                             uint64_t call,
                                             const char *principal,
@@ -1088,6 +1182,7 @@ a2a_result a2a_service_handle_authenticated(struct a2a_service *service,
 // optional agent message (ProtoJSON `lf.a2a.v1.Message`; NULL/0: none).
 // `A2A_RESULT_A2A_ERROR` when the service refuses the event (the run is over or
 // superseded, or the event breaks the task's state machine); nothing changes then.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_agent_status(struct a2a_service *service,
                                     uint64_t run,
                                     uint32_t state,
@@ -1097,6 +1192,7 @@ a2a_result a2a_service_agent_status(struct a2a_service *service,
 
 // Agent run `run` publishes an artifact (ProtoJSON `lf.a2a.v1.Artifact`), or a chunk of
 // one (`append`: add its parts to the artifact with the same id; `last_chunk`: complete).
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_agent_artifact(struct a2a_service *service,
                                       uint64_t run,
                                       const uint8_t *artifact_json,
@@ -1107,6 +1203,7 @@ a2a_result a2a_service_agent_artifact(struct a2a_service *service,
 
 // Agent run `run` replies with a message (ProtoJSON `lf.a2a.v1.Message`): as its first
 // event a direct reply (no task is kept), later a message in the task's conversation.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_agent_message(struct a2a_service *service,
                                      uint64_t run,
                                      const uint8_t *message_json,
@@ -1115,6 +1212,7 @@ a2a_result a2a_service_agent_message(struct a2a_service *service,
 
 // As `a2a_service_agent_status`, with the agent message given as text (one text part, a
 // fresh messageId); NULL text: no message.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_agent_status_text(struct a2a_service *service,
                                          uint64_t run,
                                          uint32_t state,
@@ -1123,6 +1221,7 @@ a2a_result a2a_service_agent_status_text(struct a2a_service *service,
                                          int64_t now_ms);
 
 // As `a2a_service_agent_artifact`, with an artifact `artifact_id` of one text part.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_agent_artifact_text(struct a2a_service *service,
                                            uint64_t run,
                                            const char *artifact_id,
@@ -1135,6 +1234,7 @@ a2a_result a2a_service_agent_artifact_text(struct a2a_service *service,
 
 // As `a2a_service_agent_message`, with the message given as text (one text part, a fresh
 // messageId).
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_agent_message_text(struct a2a_service *service,
                                           uint64_t run,
                                           const char *text,
@@ -1143,6 +1243,7 @@ a2a_result a2a_service_agent_message_text(struct a2a_service *service,
 
 // Agent run `run` ended: finished (`failure` NULL), or failed with `failure` as the reason
 // (its task moves to FAILED).
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_run_end(struct a2a_service *service,
                                uint64_t run,
                                const char *failure,
@@ -1150,14 +1251,17 @@ a2a_result a2a_service_run_end(struct a2a_service *service,
                                int64_t now_ms);
 
 // The caller of `call` went away (connection closed, stream reset). The task goes on.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_caller_gone(struct a2a_service *service, uint64_t call);
 
 // The subscriber of stream `call` fell behind the host's bounded buffer: the stream ends
 // now with an Unavailable error event (the host must have room for that last output).
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_slow_consumer(struct a2a_service *service, uint64_t call);
 
 // The outcome (an `a2a_webhook_outcome`) of webhook attempt `delivery`; `http_status` for
 // `A2A_WEBHOOK_OUTCOME_STATUS`, `detail` (may be NULL) says what went wrong.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_handle_webhook_result(struct a2a_service *service,
                                              uint64_t delivery,
                                              uint32_t outcome,
@@ -1168,10 +1272,12 @@ a2a_result a2a_service_handle_webhook_result(struct a2a_service *service,
 
 // Time passed (call it at `a2a_service_poll_timeout`'s time): due webhook retries become
 // outputs.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_handle_timeout(struct a2a_service *service, int64_t now_ms);
 
 // When `a2a_service_handle_timeout` should be called next (Unix milliseconds) into
 // `*deadline_ms_out`; `A2A_RESULT_NONE` when no timer is set.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_poll_timeout(const struct a2a_service *service, int64_t *deadline_ms_out);
 
 // The SSRF guard for SEND_WEBHOOK outputs: whether the IP address `ip` (text, `10.0.0.1`,
@@ -1184,9 +1290,11 @@ a2a_result a2a_webhook_address_is_non_public(const char *ip, size_t ip_len, bool
 
 // Begins shutting down: open streams end with Unavailable, waiting calls are answered
 // Unavailable, current runs are told to stop, new requests are refused. Drain the outputs.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_shutdown(struct a2a_service *service);
 
 // True when no call is open, no output waits and no webhook is pending (false for NULL).
+// Threads: one at a time per service (it may move between threads).
 bool a2a_service_is_idle(const struct a2a_service *service);
 
 // The next thing to do into `*output_out` (free it with `a2a_output_free`);
@@ -1194,31 +1302,39 @@ bool a2a_service_is_idle(const struct a2a_service *service);
 // batch of inputs: inputs may be fed at any time between polls), carrying the outputs out
 // in order. A CANCEL_RUN may come in the same drain right after its START_RUN (the task was
 // canceled meanwhile): a host that starts runs later must remember the cancel.
+// Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_poll_output(struct a2a_service *service, struct a2a_output **output_out);
 
 // The output's kind (an `a2a_output_kind`; 0 for NULL).
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 uint32_t a2a_output_get_kind(const struct a2a_output *output);
 
 // The call an output belongs to (answers, stream outputs, authentication); 0 otherwise.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 uint64_t a2a_output_call(const struct a2a_output *output);
 
 // The HTTP status of an answer or a stream head; 0 otherwise.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 uint16_t a2a_output_status(const struct a2a_output *output);
 
 // The number of header fields: of an answer or stream head, of a webhook request, or the
 // credentials of an authentication request.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 size_t a2a_output_header_count(const struct a2a_output *output);
 
 // Header field `index` (borrowed from `output`); `A2A_RESULT_NONE` past the end.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 a2a_result a2a_output_header(const struct a2a_output *output,
                              size_t index,
                              struct a2a_str *name_out,
                              struct a2a_str *value_out);
 
 // The number of trailer fields (a gRPC answer's or stream end's status).
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 size_t a2a_output_trailer_count(const struct a2a_output *output);
 
 // Trailer field `index` (borrowed from `output`); `A2A_RESULT_NONE` past the end.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 a2a_result a2a_output_trailer(const struct a2a_output *output,
                               size_t index,
                               struct a2a_str *name_out,
@@ -1226,185 +1342,253 @@ a2a_result a2a_output_trailer(const struct a2a_output *output,
 
 // The bytes to send: an answer's body, a stream frame, a stream end's last bytes, a
 // webhook request's body; empty otherwise. Borrowed from `output`.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 struct a2a_str a2a_output_body(const struct a2a_output *output);
 
 // The run to start (`A2A_OUTPUT_KIND_START_RUN`), borrowed from `output`; NULL otherwise.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 const struct a2a_run *a2a_output_run(const struct a2a_output *output);
 
 // The run of a START_RUN or CANCEL_RUN output; 0 otherwise.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 uint64_t a2a_output_run_id(const struct a2a_output *output);
 
 // The task of a START_RUN or CANCEL_RUN output, the tenant of an AUTHENTICATE output;
 // empty otherwise. Borrowed from `output`.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 struct a2a_str a2a_output_task_id(const struct a2a_output *output);
 
 // The operation (an `a2a_method`) of an AUTHENTICATE output; 0 otherwise.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 uint32_t a2a_output_method(const struct a2a_output *output);
 
 // The URL of a SEND_WEBHOOK output; empty otherwise. Borrowed from `output`.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 struct a2a_str a2a_output_url(const struct a2a_output *output);
 
 // The delivery id of a SEND_WEBHOOK output (give it back with the result); 0 otherwise.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 uint64_t a2a_output_delivery_id(const struct a2a_output *output);
 
 // Frees an output; NULL does nothing.
+// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 void a2a_output_free(struct a2a_output *output);
 
 // Decodes (and validates) a Task from `input` in `format` (an `a2a_format`) into
 // `*task_out`; free it with `a2a_task_free`.
+// Threads: any (plain data); views are valid while their handle lives.
 a2a_result a2a_task_decode(uint32_t format,
                            const uint8_t *input,
                            size_t input_len,
                            struct a2a_task **task_out);
 
 // Encodes a task in `format` into `*bytes_out` (ProtoJSON is canonical).
+// Threads: any (plain data); views are valid while their handle lives.
 a2a_result a2a_task_encode(const struct a2a_task *task,
                            uint32_t format,
                            struct a2a_bytes **bytes_out);
 
 // The task's id.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (plain data); views are valid while their handle lives.
 struct a2a_str a2a_task_id(const struct a2a_task *task);
 
 // The task's context id.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (plain data); views are valid while their handle lives.
 struct a2a_str a2a_task_context_id(const struct a2a_task *task);
 
 // The task's state (`A2A_TASK_STATE_UNSPECIFIED` when it has no status, or for NULL).
+// Threads: any (plain data); views are valid while their handle lives.
 a2a_task_state a2a_task_get_state(const struct a2a_task *task);
 
 // The message of the task's status (an agent's question, say); NULL when none.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_message *a2a_task_status_message(const struct a2a_task *task);
 
 // The number of artifacts.
+// Threads: any (plain data); views are valid while their handle lives.
 size_t a2a_task_artifact_count(const struct a2a_task *task);
 
 // Artifact `index`, borrowed from `task`; NULL past the end.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_artifact *a2a_task_artifact(const struct a2a_task *task, size_t index);
 
 // The number of messages in the task's history.
+// Threads: any (plain data); views are valid while their handle lives.
 size_t a2a_task_history_count(const struct a2a_task *task);
 
 // History message `index`, borrowed from `task`; NULL past the end.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_message *a2a_task_history(const struct a2a_task *task, size_t index);
 
 // Frees a decoded task; NULL does nothing. Never pass a borrowed view.
+// Threads: any (plain data); views are valid while their handle lives.
 void a2a_task_free(struct a2a_task *task);
 
 // Decodes (and validates) a Message into `*message_out`; free it with `a2a_message_free`.
+// Threads: any (plain data); views are valid while their handle lives.
 a2a_result a2a_message_decode(uint32_t format,
                               const uint8_t *input,
                               size_t input_len,
                               struct a2a_message **message_out);
 
 // Encodes a message in `format` into `*bytes_out`.
+// Threads: any (plain data); views are valid while their handle lives.
 a2a_result a2a_message_encode(const struct a2a_message *message,
                               uint32_t format,
                               struct a2a_bytes **bytes_out);
 
 // The message's id.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (plain data); views are valid while their handle lives.
 struct a2a_str a2a_message_id(const struct a2a_message *message);
 
 // The id of the task the message belongs to (empty when none).
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (plain data); views are valid while their handle lives.
 struct a2a_str a2a_message_task_id(const struct a2a_message *message);
 
 // The message's context id (empty when none).
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (plain data); views are valid while their handle lives.
 struct a2a_str a2a_message_context_id(const struct a2a_message *message);
 
 // True when the agent sent the message (false for the user's, and for NULL).
+// Threads: any (plain data); views are valid while their handle lives.
 bool a2a_message_is_agent(const struct a2a_message *message);
 
 // The number of parts.
+// Threads: any (plain data); views are valid while their handle lives.
 size_t a2a_message_part_count(const struct a2a_message *message);
 
 // Part `index`, borrowed from `message`; NULL past the end.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_part *a2a_message_part(const struct a2a_message *message, size_t index);
 
 // Frees a decoded message; NULL does nothing. Never pass a borrowed view.
+// Threads: any (plain data); views are valid while their handle lives.
 void a2a_message_free(struct a2a_message *message);
 
 // The artifact's id.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any, while the handle the view came from lives.
 struct a2a_str a2a_artifact_id(const struct a2a_artifact *artifact);
 
 // The artifact's name (empty when none).
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any, while the handle the view came from lives.
 struct a2a_str a2a_artifact_name(const struct a2a_artifact *artifact);
 
 // The number of parts.
+// Threads: any, while the handle the view came from lives.
 size_t a2a_artifact_part_count(const struct a2a_artifact *artifact);
 
 // Part `index`, borrowed from `artifact`; NULL past the end.
+// Threads: any, while the handle the view came from lives.
 const struct a2a_part *a2a_artifact_part(const struct a2a_artifact *artifact, size_t index);
 
 // The part's kind (an `a2a_part_kind`).
+// Threads: any, while the handle the view came from lives.
 uint32_t a2a_part_get_kind(const struct a2a_part *part);
 
 // A text part's text; empty for other kinds.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any, while the handle the view came from lives.
 struct a2a_str a2a_part_text(const struct a2a_part *part);
 
 // A raw part's bytes; empty for other kinds.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any, while the handle the view came from lives.
 struct a2a_str a2a_part_raw(const struct a2a_part *part);
 
 // A URL part's URL; empty for other kinds.
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any, while the handle the view came from lives.
 struct a2a_str a2a_part_url(const struct a2a_part *part);
 
 // A data part's value as JSON into `*json_out` (free it with `a2a_bytes_free`);
 // `A2A_RESULT_NONE` for other kinds.
+// Threads: any, while the handle the view came from lives.
 a2a_result a2a_part_data_json(const struct a2a_part *part, struct a2a_bytes **json_out);
 
 // The part's media type (empty when none).
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any, while the handle the view came from lives.
 struct a2a_str a2a_part_media_type(const struct a2a_part *part);
 
 // The part's file name (empty when none).
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any, while the handle the view came from lives.
 struct a2a_str a2a_part_filename(const struct a2a_part *part);
 
 // Decodes (and validates) a stream event into `*event_out`; free it with `a2a_event_free`.
+// Threads: any (plain data); views are valid while their handle lives.
 a2a_result a2a_event_decode(uint32_t format,
                             const uint8_t *input,
                             size_t input_len,
                             struct a2a_event **event_out);
 
 // The event's kind (an `a2a_event_kind`).
+// Threads: any (plain data); views are valid while their handle lives.
 uint32_t a2a_event_get_kind(const struct a2a_event *event);
 
 // The id of the task the event is about (for a message, its task id).
+// The result is borrowed from the handle passed in: valid while it lives, never freed.
+// Threads: any (plain data); views are valid while their handle lives.
 struct a2a_str a2a_event_task_id(const struct a2a_event *event);
 
 // A TASK event's task, borrowed from `event`; NULL otherwise.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_task *a2a_event_task(const struct a2a_event *event);
 
 // A MESSAGE event's message, borrowed from `event`; NULL otherwise.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_message *a2a_event_message(const struct a2a_event *event);
 
 // The task state a TASK or STATUS_UPDATE event carries; UNSPECIFIED otherwise.
+// Threads: any (plain data); views are valid while their handle lives.
 a2a_task_state a2a_event_state(const struct a2a_event *event);
 
 // The status message of a STATUS_UPDATE event, borrowed from `event`; NULL otherwise.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_message *a2a_event_status_message(const struct a2a_event *event);
 
 // The artifact of an ARTIFACT_UPDATE event, borrowed from `event`; NULL otherwise.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_artifact *a2a_event_artifact(const struct a2a_event *event);
 
 // True for an ARTIFACT_UPDATE that appends to an artifact sent before.
+// Threads: any (plain data); views are valid while their handle lives.
 bool a2a_event_is_append(const struct a2a_event *event);
 
 // True for an ARTIFACT_UPDATE whose artifact is now complete.
+// Threads: any (plain data); views are valid while their handle lives.
 bool a2a_event_is_last_chunk(const struct a2a_event *event);
 
 // Frees a decoded event; NULL does nothing.
+// Threads: any (plain data); views are valid while their handle lives.
 void a2a_event_free(struct a2a_event *event);
 
 // Decodes (and validates) a SendMessage answer into `*reply_out`; free it with
 // `a2a_reply_free`.
+// Threads: any (plain data); views are valid while their handle lives.
 a2a_result a2a_reply_decode(uint32_t format,
                             const uint8_t *input,
                             size_t input_len,
                             struct a2a_reply **reply_out);
 
 // The reply's task, borrowed from `reply`; NULL when the agent answered with a message.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_task *a2a_reply_task(const struct a2a_reply *reply);
 
 // The reply's message, borrowed from `reply`; NULL when the agent answered with a task.
+// Threads: any (plain data); views are valid while their handle lives.
 const struct a2a_message *a2a_reply_message(const struct a2a_reply *reply);
 
 // Frees a decoded reply; NULL does nothing.
+// Threads: any (plain data); views are valid while their handle lives.
 void a2a_reply_free(struct a2a_reply *reply);
 
 #ifdef __cplusplus

@@ -23,6 +23,7 @@ pub struct a2a_client {
 /// interface to use (`bindings`, `versions`: comma-separated preferences as in
 /// `a2a_select_interface`; NULL for all). `timeout_ms` bounds each call (0: 30 s).
 /// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails.
+/// Threads: one at a time per client; blocks the calling thread until done.
 #[no_mangle]
 pub extern "C" fn a2a_client_connect(
     url: *const c_char,
@@ -52,12 +53,14 @@ pub extern "C" fn a2a_client_connect(
 }
 
 /// The interface the client uses, borrowed from it.
+/// Threads: one at a time per client; blocks the calling thread until done.
 #[no_mangle]
 pub extern "C" fn a2a_client_interface(client: *const a2a_client) -> *const a2a_interface {
     guard_value(core::ptr::null(), || arg(client, "client").map_or(core::ptr::null(), |c| &c.iface as *const a2a_interface))
 }
 
 /// The agent's card as fetched (v1.0 ProtoJSON), borrowed from the client.
+/// Threads: one at a time per client; blocks the calling thread until done.
 #[no_mangle]
 pub extern "C" fn a2a_client_card_json(client: *const a2a_client) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(client, "client").map_or(&b""[..], |c| c.card_json.as_slice())))
@@ -68,6 +71,7 @@ pub extern "C" fn a2a_client_card_json(client: *const a2a_client) -> a2a_str {
 /// (`SendMessageResponse`, `Task`, `ListTasksResponse`, a push config or list, `{}` for a
 /// deletion, the `AgentCard`). The server's error is `A2A_RESULT_A2A_ERROR` (or
 /// `A2A_RESULT_NOT_A2A`) with `a2a_error_last()`.
+/// Threads: one at a time per client; blocks the calling thread until done.
 #[no_mangle]
 pub extern "C" fn a2a_client_call(
     client: *mut a2a_client,
@@ -103,6 +107,7 @@ fn message_id() -> String {
 
 /// Sends a user message with one text part (SendMessage) and writes the answer's ProtoJSON
 /// (`lf.a2a.v1.SendMessageResponse`: a `task` or a `message`) to `*response_out`.
+/// Threads: one at a time per client; blocks the calling thread until done.
 #[no_mangle]
 pub extern "C" fn a2a_client_send_text(
     client: *mut a2a_client,
@@ -147,6 +152,7 @@ fn open(c: &mut a2a_client, method: u32, params_json: *const u8, params_json_len
 /// Opens a stream (`SendStreamingMessage`, `SubscribeToTask`); read it with
 /// `a2a_stream_next`. The stream owns its connection: the client may make other calls
 /// meanwhile.
+/// Threads: one at a time per client; blocks the calling thread until done.
 #[no_mangle]
 pub extern "C" fn a2a_client_stream(
     client: *mut a2a_client,
@@ -167,6 +173,7 @@ pub extern "C" fn a2a_client_stream(
 /// Waits for the next event and writes its ProtoJSON (`lf.a2a.v1.StreamResponse`) to
 /// `*event_out`; `A2A_RESULT_NONE` when the stream ended normally; an error when it failed
 /// (after which it gives `A2A_RESULT_NONE`).
+/// Threads: one at a time per stream; `a2a_stream_next` blocks.
 #[no_mangle]
 pub extern "C" fn a2a_stream_next(stream: *mut a2a_stream, event_out: *mut *mut a2a_bytes) -> a2a_result {
     guard(|| {
@@ -192,6 +199,7 @@ pub extern "C" fn a2a_stream_next(stream: *mut a2a_stream, event_out: *mut *mut 
 }
 
 /// Frees a stream; NULL does nothing.
+/// Threads: one at a time per stream; `a2a_stream_next` blocks.
 #[no_mangle]
 pub extern "C" fn a2a_stream_free(stream: *mut a2a_stream) {
     guard_value((), || crate::free_box(stream))
@@ -232,6 +240,7 @@ pub extern "C" fn a2a_client_stream_each(
 }
 
 /// Frees a client (closing its connections); NULL does nothing.
+/// Threads: one at a time per client; blocks the calling thread until done.
 #[no_mangle]
 pub extern "C" fn a2a_client_free(client: *mut a2a_client) {
     guard_value((), || crate::free_box(client))

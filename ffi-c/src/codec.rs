@@ -197,30 +197,36 @@ pub extern "C" fn a2a_v1_to_v03(
 }
 
 /// The translated message's type name (v1.0: the full proto name; v0.3: the type name).
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (a translation is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_translation_type(t: *const a2a_translation) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(t, "t").map_or(&b""[..], |t| t.ty.as_bytes())))
 }
 
 /// The translated message's JSON. Borrowed from `t`.
+/// Threads: any (a translation is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_translation_json(t: *const a2a_translation) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(t, "t").map_or(&b""[..], |t| t.json.as_slice())))
 }
 
 /// The source message re-encoded in its own version's canonical form. Borrowed from `t`.
+/// Threads: any (a translation is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_translation_source_json(t: *const a2a_translation) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(t, "t").map_or(&b""[..], |t| t.source_json.as_slice())))
 }
 
 /// The number of losses.
+/// Threads: any (a translation is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_translation_loss_count(t: *const a2a_translation) -> usize {
     guard_value(0, || arg(t, "t").map_or(0, |t| t.losses.len()))
 }
 
 /// Loss `index` as `kind@path` (`dropped@metadata`), in order; `A2A_RESULT_NONE` past the end.
+/// Threads: any (a translation is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_translation_loss(t: *const a2a_translation, index: usize, loss_out: *mut a2a_str) -> a2a_result {
     guard(|| {
@@ -233,6 +239,7 @@ pub extern "C" fn a2a_translation_loss(t: *const a2a_translation, index: usize, 
 }
 
 /// Frees a translation; NULL does nothing.
+/// Threads: any (a translation is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_translation_free(t: *mut a2a_translation) {
     guard_value((), || crate::free_box(t))
@@ -250,6 +257,7 @@ fn version_arg(p: *const c_char, len: usize, name: &str) -> Result<ProtocolVersi
 /// the versions an interface serves (`supported`, `supported_len` strings such as "1.0").
 /// On success `*index_out` is the index of the chosen entry of `supported`; otherwise
 /// `A2A_RESULT_A2A_ERROR` with a VersionNotSupported error naming the supported list.
+/// Threads: any.
 #[no_mangle]
 pub extern "C" fn a2a_negotiate_version(
     requested: *const c_char,
@@ -327,6 +335,7 @@ pub(crate) fn read_card(card_json: &[u8]) -> Result<a2a::v1::AgentCard, a2a_erro
 /// The card's order decides the binding (its first entry the client speaks); among that
 /// binding's entries the client's order of `versions` decides. `A2A_RESULT_CARD` when the
 /// card is invalid or no interface fits.
+/// Threads: any.
 #[no_mangle]
 pub extern "C" fn a2a_select_interface(
     card_json: *const u8,
@@ -348,36 +357,42 @@ pub extern "C" fn a2a_select_interface(
 }
 
 /// The interface's URL (gRPC: `host:port`). Borrowed from `i`.
+/// Threads: any (an interface is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_interface_url(i: *const a2a_interface) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(i, "i").map_or(&b""[..], |i| i.inner.url.as_bytes())))
 }
 
 /// The interface's binding: `JSONRPC`, `HTTP+JSON` or `GRPC`. Borrowed from `i`.
+/// Threads: any (an interface is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_interface_binding(i: *const a2a_interface) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(i, "i").map_or(&b""[..], |i| i.binding.as_bytes())))
 }
 
 /// The interface's protocol version (`1.0`, `0.3`). Borrowed from `i`.
+/// Threads: any (an interface is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_interface_version(i: *const a2a_interface) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(i, "i").map_or(&b""[..], |i| i.version.as_bytes())))
 }
 
 /// The interface's tenant (empty when none). Borrowed from `i`.
+/// Threads: any (an interface is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_interface_tenant(i: *const a2a_interface) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(i, "i").map_or(&b""[..], |i| i.inner.tenant.as_bytes())))
 }
 
 /// The interface's index in the card's `supportedInterfaces`.
+/// Threads: any (an interface is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_interface_index(i: *const a2a_interface) -> usize {
     guard_value(0, || arg(i, "i").map_or(0, |i| i.inner.index))
 }
 
 /// Frees an interface; NULL does nothing.
+/// Threads: any (an interface is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_interface_free(i: *mut a2a_interface) {
     guard_value((), || crate::free_box(i))

@@ -50,6 +50,7 @@ pub(crate) fn operation(method: u32, params: *const u8, params_len: usize) -> Re
 
 /// The name of an operation (`"SendMessage"`), NUL-terminated and static; `""` for a
 /// value that is not an `a2a_method`.
+/// Threads: any.
 #[no_mangle]
 pub extern "C" fn a2a_method_name(method: u32) -> *const c_char {
     guard_value(c"".as_ptr(), || {
@@ -78,6 +79,7 @@ pub struct a2a_client_core {
 
 /// Creates a client core for the interface it selects from `card_json` (as
 /// `a2a_select_interface`: `bindings` and `versions` comma-separated, NULL for all).
+/// Threads: one at a time per client core.
 #[no_mangle]
 pub extern "C" fn a2a_client_core_new(
     card_json: *const u8,
@@ -99,12 +101,14 @@ pub extern "C" fn a2a_client_core_new(
 }
 
 /// The interface the client core uses, borrowed from it.
+/// Threads: one at a time per client core.
 #[no_mangle]
 pub extern "C" fn a2a_client_core_interface(client: *const a2a_client_core) -> *const a2a_interface {
     guard_value(core::ptr::null(), || arg(client, "client").map_or(core::ptr::null(), |c| &c.iface as *const a2a_interface))
 }
 
 /// Adds a header to every request the client core makes (credentials, for example).
+/// Threads: one at a time per client core.
 #[no_mangle]
 pub extern "C" fn a2a_client_core_add_header(
     client: *mut a2a_client_core,
@@ -124,6 +128,7 @@ pub extern "C" fn a2a_client_core_add_header(
 }
 
 /// Frees a client core; NULL does nothing. Its exchanges stay usable.
+/// Threads: one at a time per client core.
 #[no_mangle]
 pub extern "C" fn a2a_client_core_free(client: *mut a2a_client_core) {
     guard_value((), || crate::free_box(client))
@@ -143,6 +148,7 @@ pub struct a2a_exchange {
 /// ProtoJSON; NULL/0 for the defaults). `A2A_RESULT_A2A_ERROR` (InvalidParams, naming the
 /// field) when the params are invalid; `A2A_RESULT_LOCAL` when the operation cannot be
 /// expressed on the interface.
+/// Threads: one at a time per client core.
 #[no_mangle]
 pub extern "C" fn a2a_client_core_start(
     client: *mut a2a_client_core,
@@ -197,6 +203,7 @@ impl a2a_step {
 
 /// Feeds the answer's status and headers (for gRPC the response headers).
 /// `A2A_RESULT_WRONG_STATE` when no request is out or the head was fed already.
+/// Threads: one at a time per exchange.
 #[no_mangle]
 pub extern "C" fn a2a_exchange_handle_head(
     exchange: *mut a2a_exchange,
@@ -218,6 +225,7 @@ pub extern "C" fn a2a_exchange_handle_head(
 }
 
 /// Feeds body bytes as they arrive (de-chunked; for gRPC the DATA frames' bytes).
+/// Threads: one at a time per exchange.
 #[no_mangle]
 pub extern "C" fn a2a_exchange_handle_body(exchange: *mut a2a_exchange, body: *const u8, body_len: usize) -> a2a_result {
     guard(|| {
@@ -232,6 +240,7 @@ pub extern "C" fn a2a_exchange_handle_body(exchange: *mut a2a_exchange, body: *c
 }
 
 /// Feeds the end of the answer with its trailers (gRPC status; none for HTTP/1.1).
+/// Threads: one at a time per exchange.
 #[no_mangle]
 pub extern "C" fn a2a_exchange_handle_end(exchange: *mut a2a_exchange, trailers: *const a2a_header, trailers_len: usize) -> a2a_result {
     guard(|| {
@@ -251,6 +260,7 @@ pub extern "C" fn a2a_exchange_handle_end(exchange: *mut a2a_exchange, trailers:
 /// The next step into `*step_out` (free it with `a2a_step_free`). `now_ms` dates task
 /// changes an event does not date. After a DONE step (ANSWER, STREAM_ENDED, FAILED) the
 /// exchange is over: further polls give `A2A_RESULT_WRONG_STATE`.
+/// Threads: one at a time per exchange.
 #[no_mangle]
 pub extern "C" fn a2a_exchange_poll(exchange: *mut a2a_exchange, now_ms: i64, step_out: *mut *mut a2a_step) -> a2a_result {
     guard(|| {
@@ -284,6 +294,7 @@ pub extern "C" fn a2a_exchange_poll(exchange: *mut a2a_exchange, now_ms: i64, st
 
 /// The task as the exchange's events and answer left it (ProtoJSON `lf.a2a.v1.Task`) into
 /// `*task_out` (free with `a2a_bytes_free`); `A2A_RESULT_NONE` before any task was seen.
+/// Threads: one at a time per exchange.
 #[no_mangle]
 pub extern "C" fn a2a_exchange_task_json(exchange: *const a2a_exchange, task_out: *mut *mut crate::a2a_bytes) -> a2a_result {
     guard(|| {
@@ -299,18 +310,22 @@ pub extern "C" fn a2a_exchange_task_json(exchange: *const a2a_exchange, task_out
 }
 
 /// Frees an exchange; NULL does nothing.
+/// Threads: one at a time per exchange.
 #[no_mangle]
 pub extern "C" fn a2a_exchange_free(exchange: *mut a2a_exchange) {
     guard_value((), || crate::free_box(exchange))
 }
 
 /// The step's kind (an `a2a_step_kind`; 0 for NULL).
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_get_kind(step: *const a2a_step) -> u32 {
     guard_value(0, || arg(step, "step").map_or(0, |s| s.kind as u32))
 }
 
 /// A SEND step's HTTP method (`POST`, `GET`, `DELETE`); empty otherwise.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_method(step: *const a2a_step) -> a2a_str {
     guard_value(a2a_str::of(b""), || {
@@ -319,6 +334,7 @@ pub extern "C" fn a2a_step_method(step: *const a2a_step) -> a2a_str {
 }
 
 /// A SEND step's URL (for gRPC `http://host:port/Service/Method`). Borrowed from `step`.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_url(step: *const a2a_step) -> a2a_str {
     guard_value(a2a_str::of(b""), || {
@@ -327,12 +343,14 @@ pub extern "C" fn a2a_step_url(step: *const a2a_step) -> a2a_str {
 }
 
 /// The number of header fields of a SEND step's request.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_header_count(step: *const a2a_step) -> usize {
     guard_value(0, || arg(step, "step").ok().and_then(|s| s.request.as_ref()).map_or(0, |r| r.headers.len()))
 }
 
 /// Header field `index` of a SEND step's request; `A2A_RESULT_NONE` past the end.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_header(step: *const a2a_step, index: usize, name_out: *mut a2a_str, value_out: *mut a2a_str) -> a2a_result {
     guard(|| {
@@ -351,6 +369,7 @@ pub extern "C" fn a2a_step_header(step: *const a2a_step, index: usize, name_out:
 }
 
 /// A SEND step's request body (for gRPC the framed message). Borrowed from `step`.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_body(step: *const a2a_step) -> a2a_str {
     guard_value(a2a_str::of(b""), || {
@@ -359,12 +378,14 @@ pub extern "C" fn a2a_step_body(step: *const a2a_step) -> a2a_str {
 }
 
 /// An EVENT or ANSWER step's JSON. Borrowed from `step`.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_json(step: *const a2a_step) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(step, "step").map_or(&b""[..], |s| s.json.as_slice())))
 }
 
 /// An EVENT step's event, typed (borrowed from `step`); NULL otherwise.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_event(step: *const a2a_step) -> *const crate::typed::a2a_event {
     guard_value(core::ptr::null(), || {
@@ -374,6 +395,7 @@ pub extern "C" fn a2a_step_event(step: *const a2a_step) -> *const crate::typed::
 
 /// The answer of a SendMessage call (an ANSWER step), typed (borrowed from `step`); NULL
 /// otherwise.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_reply(step: *const a2a_step) -> *const crate::typed::a2a_reply {
     guard_value(core::ptr::null(), || match arg(step, "step").ok().and_then(|s| s.answer.as_ref()) {
@@ -384,6 +406,7 @@ pub extern "C" fn a2a_step_reply(step: *const a2a_step) -> *const crate::typed::
 
 /// The task answered by GetTask or CancelTask (an ANSWER step), typed (borrowed from
 /// `step`); NULL otherwise.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_task(step: *const a2a_step) -> *const crate::typed::a2a_task {
     guard_value(core::ptr::null(), || match arg(step, "step").ok().and_then(|s| s.answer.as_ref()) {
@@ -394,6 +417,7 @@ pub extern "C" fn a2a_step_task(step: *const a2a_step) -> *const crate::typed::a
 
 /// A FAILED step's error (read it with the `a2a_error_*` accessors), borrowed from `step`;
 /// NULL otherwise.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_error(step: *const a2a_step) -> *const a2a_error {
     guard_value(core::ptr::null(), || {
@@ -402,6 +426,7 @@ pub extern "C" fn a2a_step_error(step: *const a2a_step) -> *const a2a_error {
 }
 
 /// Frees a step; NULL does nothing.
+/// Threads: any (a step is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_step_free(step: *mut a2a_step) {
     guard_value((), || crate::free_box(step))

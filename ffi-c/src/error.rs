@@ -226,6 +226,7 @@ pub extern "C" fn a2a_error_last_copy(error_out: *mut *mut a2a_error) -> a2a_res
 }
 
 /// Frees an error the library handed out; NULL does nothing. Never pass `a2a_error_last()`.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_free(error: *mut a2a_error) {
     guard_value((), || crate::free_box(error))
@@ -233,12 +234,14 @@ pub extern "C" fn a2a_error_free(error: *mut a2a_error) {
 
 /// The result code the failure was reported with (`A2A_RESULT_A2A_ERROR` for an A2A error).
 /// `A2A_RESULT_NULL_PARAMETER` for NULL.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_result(error: *const a2a_error) -> a2a_result {
     guard_value(a2a_result::Panic, || arg(error, "error").map_or(a2a_result::NullParameter, |e| e.result))
 }
 
 /// The A2A error kind; `A2A_ERROR_KIND_NONE` when the failure is not an A2A error (or for NULL).
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_get_kind(error: *const a2a_error) -> a2a_error_kind {
     guard_value(a2a_error_kind::None, || {
@@ -247,6 +250,7 @@ pub extern "C" fn a2a_error_get_kind(error: *const a2a_error) -> a2a_error_kind 
 }
 
 /// The JSON-RPC `error.code` of an A2A error; 0 otherwise.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_jsonrpc_code(error: *const a2a_error) -> i32 {
     guard_value(0, || arg(error, "error").ok().and_then(|e| e.a2a.as_ref()).map_or(0, |e| e.jsonrpc_code()))
@@ -254,6 +258,7 @@ pub extern "C" fn a2a_error_jsonrpc_code(error: *const a2a_error) -> i32 {
 
 /// The HTTP status of an A2A error on the HTTP+JSON binding; for an error without A2A
 /// meaning received over HTTP, the status the peer sent; 0 otherwise.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_http_status(error: *const a2a_error) -> u16 {
     guard_value(0, || match arg(error, "error") {
@@ -267,6 +272,7 @@ pub extern "C" fn a2a_error_http_status(error: *const a2a_error) -> u16 {
 
 /// The gRPC status code of an A2A error; for an error without A2A meaning received over
 /// gRPC, the code the peer sent; -1 otherwise.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_grpc_status(error: *const a2a_error) -> i32 {
     guard_value(-1, || match arg(error, "error") {
@@ -280,6 +286,8 @@ pub extern "C" fn a2a_error_grpc_status(error: *const a2a_error) -> i32 {
 }
 
 /// The `ErrorInfo.reason` of an A2A error (`TASK_NOT_FOUND`, ...); empty when it has none.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_reason(error: *const a2a_error) -> a2a_str {
     guard_value(a2a_str::of(b""), || {
@@ -289,6 +297,7 @@ pub extern "C" fn a2a_error_reason(error: *const a2a_error) -> a2a_str {
 
 /// The message: the A2A error's message, or a description of the local failure. Borrowed
 /// from `error`.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_message(error: *const a2a_error) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(error, "error").map_or(&[][..], |e| e.message.as_bytes())))
@@ -296,6 +305,7 @@ pub extern "C" fn a2a_error_message(error: *const a2a_error) -> a2a_str {
 
 /// The A2A error's metadata as a JSON object of strings (`{"taskId":"t-1"}`; `{}` when
 /// none). Borrowed from `error`.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_metadata_json(error: *const a2a_error) -> a2a_str {
     guard_value(a2a_str::of(b"{}"), || a2a_str::of(arg(error, "error").map_or(&b"{}"[..], |e| e.metadata_json.as_slice())))
@@ -303,6 +313,7 @@ pub extern "C" fn a2a_error_metadata_json(error: *const a2a_error) -> a2a_str {
 
 /// One metadata value of an A2A error, by key: writes it to `*value_out` (borrowed from
 /// `error`). `A2A_RESULT_NONE` when the key is absent.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_metadata_get(
     error: *const a2a_error,
@@ -326,12 +337,14 @@ pub extern "C" fn a2a_error_metadata_get(
 
 /// For a decode failure, the JSON path of the offending field (`message.parts[2]`; empty
 /// for the message itself or for other failures). Borrowed from `error`.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_path(error: *const a2a_error) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(error, "error").map_or(&[][..], |e| e.path.as_bytes())))
 }
 
 /// For a decode or translation failure, which problem it is; `A2A_DECODE_KIND_NONE` otherwise.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_decode_kind(error: *const a2a_error) -> a2a_decode_kind {
     guard_value(a2a_decode_kind::None, || arg(error, "error").map_or(a2a_decode_kind::None, |e| e.decode))
@@ -339,6 +352,7 @@ pub extern "C" fn a2a_error_decode_kind(error: *const a2a_error) -> a2a_decode_k
 
 /// The name of an error kind (`"TaskNotFound"`), NUL-terminated and static; `"None"` for 0
 /// and for values this library does not define.
+/// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_kind_name(kind: u32) -> *const c_char {
     guard_value(c"None".as_ptr(), || {
@@ -387,6 +401,7 @@ fn is_v03(version: *const c_char, len: usize) -> Result<bool, a2a_error> {
 /// protocol `version` (`"1.0"`, `"0.3"`). Writes a new error to `*error_out` (free it with
 /// `a2a_error_free`): an A2A error (`a2a_error_get_kind` > 0), or one without A2A meaning
 /// (`a2a_error_result` is `A2A_RESULT_NOT_A2A`: a proxy's bare 404 is never TaskNotFound).
+/// Threads: any.
 #[no_mangle]
 pub extern "C" fn a2a_classify_http(
     version: *const c_char,
@@ -407,6 +422,7 @@ pub extern "C" fn a2a_classify_http(
 /// Classifies a gRPC error status (code, message, and the `grpc-status-details-bin` value
 /// as bytes — a serialized `google.rpc.Status`, NULL/0 when absent) received from a peer
 /// speaking `version`. Output as `a2a_classify_http`.
+/// Threads: any.
 #[no_mangle]
 pub extern "C" fn a2a_classify_grpc(
     version: *const c_char,
@@ -441,6 +457,7 @@ pub extern "C" fn a2a_classify_grpc(
 
 /// Classifies a JSON-RPC `error` object (its JSON bytes) received from a peer. Output as
 /// `a2a_classify_http`.
+/// Threads: any.
 #[no_mangle]
 pub extern "C" fn a2a_classify_jsonrpc(error_json: *const u8, error_json_len: usize, error_out: *mut *mut a2a_error) -> a2a_result {
     guard(|| {

@@ -120,6 +120,7 @@ fn sink_arg<'a>(sink: *const a2a_sink) -> Result<&'a a2a_sink, a2a_error> {
 }
 
 /// The run this sink belongs to, borrowed from the sink (NULL for NULL).
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_run(sink: *const a2a_sink) -> *const a2a_run {
     guard_value(core::ptr::null(), || sink_arg(sink).map_or(core::ptr::null(), |s| &s.run as *const a2a_run))
@@ -130,6 +131,7 @@ pub extern "C" fn a2a_sink_run(sink: *const a2a_sink) -> *const a2a_run {
 /// `A2A_RESULT_A2A_ERROR` when the server refused an event of this run (the run is over or
 /// superseded, the task was canceled, the event breaks the state machine; the error says
 /// which) or stopped; `A2A_RESULT_ALREADY_ENDED` after `a2a_sink_finish` / `_fail`.
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_status(sink: *const a2a_sink, state: u32, text: *const c_char, text_len: usize) -> a2a_result {
     guard(|| {
@@ -141,6 +143,7 @@ pub extern "C" fn a2a_sink_status(sink: *const a2a_sink, state: u32, text: *cons
 
 /// As `a2a_sink_status`, with the agent message as ProtoJSON (`lf.a2a.v1.Message`; NULL/0:
 /// none).
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_status_json(sink: *const a2a_sink, state: u32, message_json: *const u8, message_json_len: usize) -> a2a_result {
     guard(|| {
@@ -152,6 +155,7 @@ pub extern "C" fn a2a_sink_status_json(sink: *const a2a_sink, state: u32, messag
 
 /// Publishes an artifact `artifact_id` with one text part, or (with `append`) adds the
 /// part to that artifact; `last_chunk` says the artifact is complete.
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_artifact_text(
     sink: *const a2a_sink,
@@ -175,6 +179,7 @@ pub extern "C" fn a2a_sink_artifact_text(
 }
 
 /// Publishes an artifact given as ProtoJSON (`lf.a2a.v1.Artifact`).
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_artifact_json(
     sink: *const a2a_sink,
@@ -193,6 +198,7 @@ pub extern "C" fn a2a_sink_artifact_json(
 
 /// Replies with an agent message of one text part: as the run's first event a direct
 /// reply (no task is kept), later a message in the task's conversation.
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_message_text(sink: *const a2a_sink, text: *const c_char, text_len: usize) -> a2a_result {
     guard(|| {
@@ -203,6 +209,7 @@ pub extern "C" fn a2a_sink_message_text(sink: *const a2a_sink, text: *const c_ch
 }
 
 /// As `a2a_sink_message_text`, with the message as ProtoJSON (`lf.a2a.v1.Message`).
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_message_json(sink: *const a2a_sink, message_json: *const u8, message_json_len: usize) -> a2a_result {
     guard(|| {
@@ -226,6 +233,7 @@ pub extern "C" fn a2a_sink_flush(sink: *const a2a_sink) -> a2a_result {
 }
 
 /// True once the run's task was canceled (or the server is stopping).
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_is_canceled(sink: *const a2a_sink) -> bool {
     guard_value(false, || sink_arg(sink).is_ok_and(|s| s.cancel.is_canceled()))
@@ -242,12 +250,14 @@ fn end(sink: *const a2a_sink, f: impl FnOnce(&EventSink)) -> Result<(), a2a_erro
 
 /// The run's turn is over (the server answers whoever still waits on it). Free the sink
 /// afterwards. `A2A_RESULT_ALREADY_ENDED` when the run was ended before.
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_finish(sink: *const a2a_sink) -> a2a_result {
     guard(|| end(sink, EventSink::finish))
 }
 
 /// The run failed: its task moves to FAILED with `reason` as the agent's message.
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_fail(sink: *const a2a_sink, reason: *const c_char, reason_len: usize) -> a2a_result {
     guard(|| {
@@ -257,6 +267,7 @@ pub extern "C" fn a2a_sink_fail(sink: *const a2a_sink, reason: *const c_char, re
 }
 
 /// Frees the sink (a run not ended yet ends as finished); NULL does nothing. Once, last.
+/// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_free(sink: *mut a2a_sink) {
     guard_value((), || crate::free_box(sink))
@@ -325,12 +336,14 @@ pub extern "C" fn a2a_server_start(
 
 /// The server's base URL (`http://127.0.0.1:PORT`; the card is at
 /// `/.well-known/agent-card.json`). Borrowed from `server`.
+/// Threads: any, never from one of the agent's callbacks.
 #[no_mangle]
 pub extern "C" fn a2a_server_url(server: *const a2a_server) -> crate::a2a_str {
     guard_value(crate::a2a_str::of(b""), || crate::a2a_str::of(arg(server, "server").map_or(&b""[..], |s| s.url.as_bytes())))
 }
 
 /// The port the server listens on (0 for NULL).
+/// Threads: any, never from one of the agent's callbacks.
 #[no_mangle]
 pub extern "C" fn a2a_server_port(server: *const a2a_server) -> u16 {
     guard_value(0, || arg(server, "server").ok().and_then(|s| s.inner.as_ref()).map_or(0, |s| s.local_addr().port()))
@@ -340,6 +353,7 @@ pub extern "C" fn a2a_server_port(server: *const a2a_server) -> u16 {
 /// callback), waits until it has stopped, and frees it; NULL does nothing. Sinks the agent
 /// still holds stay valid: their events are refused (Unavailable). Never call it from a
 /// callback.
+/// Threads: any, never from one of the agent's callbacks.
 #[no_mangle]
 pub extern "C" fn a2a_server_free(server: *mut a2a_server) {
     guard_value((), || {

@@ -140,36 +140,42 @@ impl a2a_run {
 }
 
 /// The run's id (names its events and its end).
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_id(run: *const a2a_run) -> u64 {
     guard_value(0, || arg(run, "run").map_or(0, |r| r.id))
 }
 
 /// The id of the task the message belongs to. Borrowed from `run`.
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_task_id(run: *const a2a_run) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.task_id.as_bytes())))
 }
 
 /// The context id. Borrowed from `run`.
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_context_id(run: *const a2a_run) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.context_id.as_bytes())))
 }
 
 /// The user's message as canonical ProtoJSON (`lf.a2a.v1.Message`). Borrowed from `run`.
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_message_json(run: *const a2a_run) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.message_json())))
 }
 
 /// The user's message, typed (borrowed from `run`; NULL for NULL).
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_message(run: *const a2a_run) -> *const crate::typed::a2a_message {
     guard_value(core::ptr::null(), || arg(run, "run").map_or(core::ptr::null(), |r| crate::typed::a2a_message::of(&r.message)))
 }
 
 /// The text of the message's text parts, concatenated. Borrowed from `run`.
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_text(run: *const a2a_run) -> a2a_str {
     guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.text.as_bytes())))
@@ -177,6 +183,7 @@ pub extern "C" fn a2a_run_text(run: *const a2a_run) -> a2a_str {
 
 /// The caller's principal (as the authentication step judged it) into `*principal_out`;
 /// `A2A_RESULT_NONE` for an anonymous caller.
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_principal(run: *const a2a_run, principal_out: *mut a2a_str) -> a2a_result {
     guard(|| {
@@ -189,12 +196,14 @@ pub extern "C" fn a2a_run_principal(run: *const a2a_run, principal_out: *mut a2a
 }
 
 /// True when the message continues an existing task.
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_is_follow_up(run: *const a2a_run) -> bool {
     guard_value(false, || arg(run, "run").is_ok_and(|r| r.follow_up))
 }
 
 /// True when the run resumes a task whose run was lost in a restart.
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_is_resumed(run: *const a2a_run) -> bool {
     guard_value(false, || arg(run, "run").is_ok_and(|r| r.resumed))
@@ -202,6 +211,7 @@ pub extern "C" fn a2a_run_is_resumed(run: *const a2a_run) -> bool {
 
 /// The task as stored when the run started (ProtoJSON `lf.a2a.v1.Task`) into
 /// `*task_out`; `A2A_RESULT_NONE` for a task the run will create.
+/// Threads: any, while the run's output or sink lives.
 #[no_mangle]
 pub extern "C" fn a2a_run_task_json(run: *const a2a_run, task_out: *mut a2a_str) -> a2a_result {
     guard(|| {
@@ -291,6 +301,7 @@ pub extern "C" fn a2a_service_new(
 }
 
 /// Frees a service; NULL does nothing. Outputs already taken stay valid.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_free(service: *mut a2a_service) {
     guard_value((), || crate::free_box(service))
@@ -303,6 +314,7 @@ pub extern "C" fn a2a_service_free(service: *mut a2a_service) {
 /// Agent Card is answered at `/.well-known/agent-card.json`. Method, target and header
 /// names must be UTF-8 (`A2A_RESULT_INVALID_UTF8`); header values that are not are read
 /// with U+FFFD in place of the invalid bytes, and the service answers the request as usual.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_handle_request(
     service: *mut a2a_service,
@@ -337,6 +349,7 @@ pub extern "C" fn a2a_service_handle_request(
 /// "JSONRPC", "jsonrpc_id": 1}` (`jsonrpc_id` null on the other bindings). For routing and
 /// inspection; the card route is not decoded. `A2A_RESULT_DECODE` when the request would be
 /// refused (`a2a_service_handle_request` gives the refusal's exact answer).
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_decode(
     service: *const a2a_service,
@@ -384,6 +397,7 @@ pub extern "C" fn a2a_service_decode(
 /// `refuse_kind` 0 the call goes on as `principal` (NULL: anonymous); otherwise it is
 /// answered with that error kind (`A2A_ERROR_KIND_UNAUTHENTICATED`,
 /// `A2A_ERROR_KIND_PERMISSION_DENIED`) and `message` (NULL: the default message).
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_handle_authenticated(
     service: *mut a2a_service,
@@ -426,6 +440,7 @@ fn agent_event(service: *mut a2a_service, run: u64, now_ms: i64, event: impl FnO
 /// optional agent message (ProtoJSON `lf.a2a.v1.Message`; NULL/0: none).
 /// `A2A_RESULT_A2A_ERROR` when the service refuses the event (the run is over or
 /// superseded, or the event breaks the task's state machine); nothing changes then.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_agent_status(
     service: *mut a2a_service,
@@ -443,6 +458,7 @@ pub extern "C" fn a2a_service_agent_status(
 
 /// Agent run `run` publishes an artifact (ProtoJSON `lf.a2a.v1.Artifact`), or a chunk of
 /// one (`append`: add its parts to the artifact with the same id; `last_chunk`: complete).
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_agent_artifact(
     service: *mut a2a_service,
@@ -462,6 +478,7 @@ pub extern "C" fn a2a_service_agent_artifact(
 
 /// Agent run `run` replies with a message (ProtoJSON `lf.a2a.v1.Message`): as its first
 /// event a direct reply (no task is kept), later a message in the task's conversation.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_agent_message(
     service: *mut a2a_service,
@@ -485,6 +502,7 @@ fn text_part(text: &str) -> v1::Part {
 
 /// As `a2a_service_agent_status`, with the agent message given as text (one text part, a
 /// fresh messageId); NULL text: no message.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_agent_status_text(
     service: *mut a2a_service,
@@ -503,6 +521,7 @@ pub extern "C" fn a2a_service_agent_status_text(
 }
 
 /// As `a2a_service_agent_artifact`, with an artifact `artifact_id` of one text part.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_agent_artifact_text(
     service: *mut a2a_service,
@@ -531,6 +550,7 @@ pub extern "C" fn a2a_service_agent_artifact_text(
 
 /// As `a2a_service_agent_message`, with the message given as text (one text part, a fresh
 /// messageId).
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_agent_message_text(
     service: *mut a2a_service,
@@ -549,6 +569,7 @@ pub extern "C" fn a2a_service_agent_message_text(
 
 /// Agent run `run` ended: finished (`failure` NULL), or failed with `failure` as the reason
 /// (its task moves to FAILED).
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_run_end(
     service: *mut a2a_service,
@@ -569,6 +590,7 @@ pub extern "C" fn a2a_service_run_end(
 }
 
 /// The caller of `call` went away (connection closed, stream reset). The task goes on.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_caller_gone(service: *mut a2a_service, call: u64) -> a2a_result {
     guard(|| {
@@ -579,6 +601,7 @@ pub extern "C" fn a2a_service_caller_gone(service: *mut a2a_service, call: u64) 
 
 /// The subscriber of stream `call` fell behind the host's bounded buffer: the stream ends
 /// now with an Unavailable error event (the host must have room for that last output).
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_slow_consumer(service: *mut a2a_service, call: u64) -> a2a_result {
     guard(|| {
@@ -589,6 +612,7 @@ pub extern "C" fn a2a_service_slow_consumer(service: *mut a2a_service, call: u64
 
 /// The outcome (an `a2a_webhook_outcome`) of webhook attempt `delivery`; `http_status` for
 /// `A2A_WEBHOOK_OUTCOME_STATUS`, `detail` (may be NULL) says what went wrong.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_handle_webhook_result(
     service: *mut a2a_service,
@@ -616,6 +640,7 @@ pub extern "C" fn a2a_service_handle_webhook_result(
 
 /// Time passed (call it at `a2a_service_poll_timeout`'s time): due webhook retries become
 /// outputs.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_handle_timeout(service: *mut a2a_service, now_ms: i64) -> a2a_result {
     guard(|| {
@@ -626,6 +651,7 @@ pub extern "C" fn a2a_service_handle_timeout(service: *mut a2a_service, now_ms: 
 
 /// When `a2a_service_handle_timeout` should be called next (Unix milliseconds) into
 /// `*deadline_ms_out`; `A2A_RESULT_NONE` when no timer is set.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_poll_timeout(service: *const a2a_service, deadline_ms_out: *mut i64) -> a2a_result {
     guard(|| {
@@ -657,6 +683,7 @@ pub extern "C" fn a2a_webhook_address_is_non_public(ip: *const c_char, ip_len: u
 
 /// Begins shutting down: open streams end with Unavailable, waiting calls are answered
 /// Unavailable, current runs are told to stop, new requests are refused. Drain the outputs.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_shutdown(service: *mut a2a_service) -> a2a_result {
     guard(|| {
@@ -666,6 +693,7 @@ pub extern "C" fn a2a_service_shutdown(service: *mut a2a_service) -> a2a_result 
 }
 
 /// True when no call is open, no output waits and no webhook is pending (false for NULL).
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_is_idle(service: *const a2a_service) -> bool {
     guard_value(false, || arg(service, "service").is_ok_and(|s| s.inner.is_idle()))
@@ -676,6 +704,7 @@ pub extern "C" fn a2a_service_is_idle(service: *const a2a_service) -> bool {
 /// batch of inputs: inputs may be fed at any time between polls), carrying the outputs out
 /// in order. A CANCEL_RUN may come in the same drain right after its START_RUN (the task was
 /// canceled meanwhile): a host that starts runs later must remember the cancel.
+/// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_poll_output(service: *mut a2a_service, output_out: *mut *mut a2a_output) -> a2a_result {
     guard(|| {
@@ -744,6 +773,7 @@ impl a2a_output {
 }
 
 /// The output's kind (an `a2a_output_kind`; 0 for NULL).
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_get_kind(output: *const a2a_output) -> u32 {
     guard_value(0, || {
@@ -765,6 +795,7 @@ pub extern "C" fn a2a_output_get_kind(output: *const a2a_output) -> u32 {
 }
 
 /// The call an output belongs to (answers, stream outputs, authentication); 0 otherwise.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_call(output: *const a2a_output) -> u64 {
     guard_value(0, || {
@@ -780,6 +811,7 @@ pub extern "C" fn a2a_output_call(output: *const a2a_output) -> u64 {
 }
 
 /// The HTTP status of an answer or a stream head; 0 otherwise.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_status(output: *const a2a_output) -> u16 {
     guard_value(0, || arg(output, "output").ok().and_then(|o| o.response()).map_or(0, |r| r.status))
@@ -787,6 +819,7 @@ pub extern "C" fn a2a_output_status(output: *const a2a_output) -> u16 {
 
 /// The number of header fields: of an answer or stream head, of a webhook request, or the
 /// credentials of an authentication request.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_header_count(output: *const a2a_output) -> usize {
     guard_value(0, || arg(output, "output").map_or(0, |o| o.headers().len()))
@@ -802,6 +835,7 @@ fn pair(list: &[(String, String)], index: usize, name_out: *mut a2a_str, value_o
 }
 
 /// Header field `index` (borrowed from `output`); `A2A_RESULT_NONE` past the end.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_header(
     output: *const a2a_output,
@@ -813,12 +847,14 @@ pub extern "C" fn a2a_output_header(
 }
 
 /// The number of trailer fields (a gRPC answer's or stream end's status).
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_trailer_count(output: *const a2a_output) -> usize {
     guard_value(0, || arg(output, "output").map_or(0, |o| o.trailers().len()))
 }
 
 /// Trailer field `index` (borrowed from `output`); `A2A_RESULT_NONE` past the end.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_trailer(
     output: *const a2a_output,
@@ -831,6 +867,7 @@ pub extern "C" fn a2a_output_trailer(
 
 /// The bytes to send: an answer's body, a stream frame, a stream end's last bytes, a
 /// webhook request's body; empty otherwise. Borrowed from `output`.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_body(output: *const a2a_output) -> a2a_str {
     guard_value(a2a_str::of(b""), || {
@@ -844,6 +881,7 @@ pub extern "C" fn a2a_output_body(output: *const a2a_output) -> a2a_str {
 }
 
 /// The run to start (`A2A_OUTPUT_KIND_START_RUN`), borrowed from `output`; NULL otherwise.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_run(output: *const a2a_output) -> *const a2a_run {
     guard_value(core::ptr::null(), || {
@@ -852,6 +890,7 @@ pub extern "C" fn a2a_output_run(output: *const a2a_output) -> *const a2a_run {
 }
 
 /// The run of a START_RUN or CANCEL_RUN output; 0 otherwise.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_run_id(output: *const a2a_output) -> u64 {
     guard_value(0, || {
@@ -865,6 +904,7 @@ pub extern "C" fn a2a_output_run_id(output: *const a2a_output) -> u64 {
 
 /// The task of a START_RUN or CANCEL_RUN output, the tenant of an AUTHENTICATE output;
 /// empty otherwise. Borrowed from `output`.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_task_id(output: *const a2a_output) -> a2a_str {
     guard_value(a2a_str::of(b""), || {
@@ -877,6 +917,7 @@ pub extern "C" fn a2a_output_task_id(output: *const a2a_output) -> a2a_str {
 }
 
 /// The operation (an `a2a_method`) of an AUTHENTICATE output; 0 otherwise.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_method(output: *const a2a_output) -> u32 {
     guard_value(0, || {
@@ -888,6 +929,7 @@ pub extern "C" fn a2a_output_method(output: *const a2a_output) -> u32 {
 }
 
 /// The URL of a SEND_WEBHOOK output; empty otherwise. Borrowed from `output`.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_url(output: *const a2a_output) -> a2a_str {
     guard_value(a2a_str::of(b""), || {
@@ -899,6 +941,7 @@ pub extern "C" fn a2a_output_url(output: *const a2a_output) -> a2a_str {
 }
 
 /// The delivery id of a SEND_WEBHOOK output (give it back with the result); 0 otherwise.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_delivery_id(output: *const a2a_output) -> u64 {
     guard_value(0, || {
@@ -910,6 +953,7 @@ pub extern "C" fn a2a_output_delivery_id(output: *const a2a_output) -> u64 {
 }
 
 /// Frees an output; NULL does nothing.
+/// Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 #[no_mangle]
 pub extern "C" fn a2a_output_free(output: *mut a2a_output) {
     guard_value((), || crate::free_box(output))

@@ -130,6 +130,7 @@ fn state_of(status: Option<&v1::TaskStatus>) -> a2a_task_state {
 
 /// Decodes (and validates) a Task from `input` in `format` (an `a2a_format`) into
 /// `*task_out`; free it with `a2a_task_free`.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_decode(format: u32, input: *const u8, input_len: usize, task_out: *mut *mut a2a_task) -> a2a_result {
     guard(|| {
@@ -140,6 +141,7 @@ pub extern "C" fn a2a_task_decode(format: u32, input: *const u8, input_len: usiz
 }
 
 /// Encodes a task in `format` into `*bytes_out` (ProtoJSON is canonical).
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_encode(task: *const a2a_task, format: u32, bytes_out: *mut *mut a2a_bytes) -> a2a_result {
     guard(|| {
@@ -151,18 +153,23 @@ pub extern "C" fn a2a_task_encode(task: *const a2a_task, format: u32, bytes_out:
 }
 
 /// The task's id.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_id(task: *const a2a_task) -> a2a_str {
     guard_value(empty(), || a2a_task::get(task, "task").map_or(empty(), |t| s(&t.id)))
 }
 
 /// The task's context id.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_context_id(task: *const a2a_task) -> a2a_str {
     guard_value(empty(), || a2a_task::get(task, "task").map_or(empty(), |t| s(&t.context_id)))
 }
 
 /// The task's state (`A2A_TASK_STATE_UNSPECIFIED` when it has no status, or for NULL).
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_get_state(task: *const a2a_task) -> a2a_task_state {
     guard_value(a2a_task_state::Unspecified, || {
@@ -171,6 +178,8 @@ pub extern "C" fn a2a_task_get_state(task: *const a2a_task) -> a2a_task_state {
 }
 
 /// The message of the task's status (an agent's question, say); NULL when none.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_status_message(task: *const a2a_task) -> *const a2a_message {
     guard_value(core::ptr::null(), || {
@@ -179,12 +188,14 @@ pub extern "C" fn a2a_task_status_message(task: *const a2a_task) -> *const a2a_m
 }
 
 /// The number of artifacts.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_artifact_count(task: *const a2a_task) -> usize {
     guard_value(0, || a2a_task::get(task, "task").map_or(0, |t| t.artifacts.len()))
 }
 
 /// Artifact `index`, borrowed from `task`; NULL past the end.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_artifact(task: *const a2a_task, index: usize) -> *const a2a_artifact {
     guard_value(core::ptr::null(), || {
@@ -193,12 +204,14 @@ pub extern "C" fn a2a_task_artifact(task: *const a2a_task, index: usize) -> *con
 }
 
 /// The number of messages in the task's history.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_history_count(task: *const a2a_task) -> usize {
     guard_value(0, || a2a_task::get(task, "task").map_or(0, |t| t.history.len()))
 }
 
 /// History message `index`, borrowed from `task`; NULL past the end.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_history(task: *const a2a_task, index: usize) -> *const a2a_message {
     guard_value(core::ptr::null(), || {
@@ -207,6 +220,7 @@ pub extern "C" fn a2a_task_history(task: *const a2a_task, index: usize) -> *cons
 }
 
 /// Frees a decoded task; NULL does nothing. Never pass a borrowed view.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_task_free(task: *mut a2a_task) {
     guard_value((), || a2a_task::free(task))
@@ -215,6 +229,7 @@ pub extern "C" fn a2a_task_free(task: *mut a2a_task) {
 // ---------------------------------------------------------------- message
 
 /// Decodes (and validates) a Message into `*message_out`; free it with `a2a_message_free`.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_message_decode(format: u32, input: *const u8, input_len: usize, message_out: *mut *mut a2a_message) -> a2a_result {
     guard(|| {
@@ -225,6 +240,7 @@ pub extern "C" fn a2a_message_decode(format: u32, input: *const u8, input_len: u
 }
 
 /// Encodes a message in `format` into `*bytes_out`.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_message_encode(message: *const a2a_message, format: u32, bytes_out: *mut *mut a2a_bytes) -> a2a_result {
     guard(|| {
@@ -236,36 +252,45 @@ pub extern "C" fn a2a_message_encode(message: *const a2a_message, format: u32, b
 }
 
 /// The message's id.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_message_id(message: *const a2a_message) -> a2a_str {
     guard_value(empty(), || a2a_message::get(message, "message").map_or(empty(), |m| s(&m.message_id)))
 }
 
 /// The id of the task the message belongs to (empty when none).
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_message_task_id(message: *const a2a_message) -> a2a_str {
     guard_value(empty(), || a2a_message::get(message, "message").map_or(empty(), |m| s(&m.task_id)))
 }
 
 /// The message's context id (empty when none).
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_message_context_id(message: *const a2a_message) -> a2a_str {
     guard_value(empty(), || a2a_message::get(message, "message").map_or(empty(), |m| s(&m.context_id)))
 }
 
 /// True when the agent sent the message (false for the user's, and for NULL).
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_message_is_agent(message: *const a2a_message) -> bool {
     guard_value(false, || a2a_message::get(message, "message").is_ok_and(|m| m.role == v1::Role::Agent as i32))
 }
 
 /// The number of parts.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_message_part_count(message: *const a2a_message) -> usize {
     guard_value(0, || a2a_message::get(message, "message").map_or(0, |m| m.parts.len()))
 }
 
 /// Part `index`, borrowed from `message`; NULL past the end.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_message_part(message: *const a2a_message, index: usize) -> *const a2a_part {
     guard_value(core::ptr::null(), || {
@@ -274,6 +299,7 @@ pub extern "C" fn a2a_message_part(message: *const a2a_message, index: usize) ->
 }
 
 /// Frees a decoded message; NULL does nothing. Never pass a borrowed view.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_message_free(message: *mut a2a_message) {
     guard_value((), || a2a_message::free(message))
@@ -282,24 +308,30 @@ pub extern "C" fn a2a_message_free(message: *mut a2a_message) {
 // ---------------------------------------------------------------- artifact and part
 
 /// The artifact's id.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_artifact_id(artifact: *const a2a_artifact) -> a2a_str {
     guard_value(empty(), || a2a_artifact::get(artifact, "artifact").map_or(empty(), |a| s(&a.artifact_id)))
 }
 
 /// The artifact's name (empty when none).
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_artifact_name(artifact: *const a2a_artifact) -> a2a_str {
     guard_value(empty(), || a2a_artifact::get(artifact, "artifact").map_or(empty(), |a| s(&a.name)))
 }
 
 /// The number of parts.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_artifact_part_count(artifact: *const a2a_artifact) -> usize {
     guard_value(0, || a2a_artifact::get(artifact, "artifact").map_or(0, |a| a.parts.len()))
 }
 
 /// Part `index`, borrowed from `artifact`; NULL past the end.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_artifact_part(artifact: *const a2a_artifact, index: usize) -> *const a2a_part {
     guard_value(core::ptr::null(), || {
@@ -324,6 +356,7 @@ pub enum a2a_part_kind {
 }
 
 /// The part's kind (an `a2a_part_kind`).
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_part_get_kind(part: *const a2a_part) -> u32 {
     use v1::part::Content as C;
@@ -339,6 +372,8 @@ pub extern "C" fn a2a_part_get_kind(part: *const a2a_part) -> u32 {
 }
 
 /// A text part's text; empty for other kinds.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_part_text(part: *const a2a_part) -> a2a_str {
     guard_value(empty(), || match a2a_part::get(part, "part").ok().and_then(|p| p.content.as_ref()) {
@@ -348,6 +383,8 @@ pub extern "C" fn a2a_part_text(part: *const a2a_part) -> a2a_str {
 }
 
 /// A raw part's bytes; empty for other kinds.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_part_raw(part: *const a2a_part) -> a2a_str {
     guard_value(empty(), || match a2a_part::get(part, "part").ok().and_then(|p| p.content.as_ref()) {
@@ -357,6 +394,8 @@ pub extern "C" fn a2a_part_raw(part: *const a2a_part) -> a2a_str {
 }
 
 /// A URL part's URL; empty for other kinds.
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_part_url(part: *const a2a_part) -> a2a_str {
     guard_value(empty(), || match a2a_part::get(part, "part").ok().and_then(|p| p.content.as_ref()) {
@@ -367,6 +406,7 @@ pub extern "C" fn a2a_part_url(part: *const a2a_part) -> a2a_str {
 
 /// A data part's value as JSON into `*json_out` (free it with `a2a_bytes_free`);
 /// `A2A_RESULT_NONE` for other kinds.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_part_data_json(part: *const a2a_part, json_out: *mut *mut a2a_bytes) -> a2a_result {
     guard(|| {
@@ -383,12 +423,16 @@ pub extern "C" fn a2a_part_data_json(part: *const a2a_part, json_out: *mut *mut 
 }
 
 /// The part's media type (empty when none).
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_part_media_type(part: *const a2a_part) -> a2a_str {
     guard_value(empty(), || a2a_part::get(part, "part").map_or(empty(), |p| s(&p.media_type)))
 }
 
 /// The part's file name (empty when none).
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any, while the handle the view came from lives.
 #[no_mangle]
 pub extern "C" fn a2a_part_filename(part: *const a2a_part) -> a2a_str {
     guard_value(empty(), || a2a_part::get(part, "part").map_or(empty(), |p| s(&p.filename)))
@@ -414,6 +458,7 @@ pub enum a2a_event_kind {
 }
 
 /// Decodes (and validates) a stream event into `*event_out`; free it with `a2a_event_free`.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_decode(format: u32, input: *const u8, input_len: usize, event_out: *mut *mut a2a_event) -> a2a_result {
     guard(|| {
@@ -429,6 +474,7 @@ fn payload<'a>(ev: *const a2a_event) -> Option<&'a v1::stream_response::Payload>
 }
 
 /// The event's kind (an `a2a_event_kind`).
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_get_kind(event: *const a2a_event) -> u32 {
     use v1::stream_response::Payload as P;
@@ -444,6 +490,8 @@ pub extern "C" fn a2a_event_get_kind(event: *const a2a_event) -> u32 {
 }
 
 /// The id of the task the event is about (for a message, its task id).
+/// The result is borrowed from the handle passed in: valid while it lives, never freed.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_task_id(event: *const a2a_event) -> a2a_str {
     use v1::stream_response::Payload as P;
@@ -457,6 +505,7 @@ pub extern "C" fn a2a_event_task_id(event: *const a2a_event) -> a2a_str {
 }
 
 /// A TASK event's task, borrowed from `event`; NULL otherwise.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_task(event: *const a2a_event) -> *const a2a_task {
     guard_value(core::ptr::null(), || match payload(event) {
@@ -466,6 +515,7 @@ pub extern "C" fn a2a_event_task(event: *const a2a_event) -> *const a2a_task {
 }
 
 /// A MESSAGE event's message, borrowed from `event`; NULL otherwise.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_message(event: *const a2a_event) -> *const a2a_message {
     guard_value(core::ptr::null(), || match payload(event) {
@@ -475,6 +525,7 @@ pub extern "C" fn a2a_event_message(event: *const a2a_event) -> *const a2a_messa
 }
 
 /// The task state a TASK or STATUS_UPDATE event carries; UNSPECIFIED otherwise.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_state(event: *const a2a_event) -> a2a_task_state {
     use v1::stream_response::Payload as P;
@@ -486,6 +537,7 @@ pub extern "C" fn a2a_event_state(event: *const a2a_event) -> a2a_task_state {
 }
 
 /// The status message of a STATUS_UPDATE event, borrowed from `event`; NULL otherwise.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_status_message(event: *const a2a_event) -> *const a2a_message {
     guard_value(core::ptr::null(), || match payload(event) {
@@ -497,6 +549,7 @@ pub extern "C" fn a2a_event_status_message(event: *const a2a_event) -> *const a2
 }
 
 /// The artifact of an ARTIFACT_UPDATE event, borrowed from `event`; NULL otherwise.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_artifact(event: *const a2a_event) -> *const a2a_artifact {
     guard_value(core::ptr::null(), || match payload(event) {
@@ -506,18 +559,21 @@ pub extern "C" fn a2a_event_artifact(event: *const a2a_event) -> *const a2a_arti
 }
 
 /// True for an ARTIFACT_UPDATE that appends to an artifact sent before.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_is_append(event: *const a2a_event) -> bool {
     guard_value(false, || matches!(payload(event), Some(v1::stream_response::Payload::ArtifactUpdate(u)) if u.append))
 }
 
 /// True for an ARTIFACT_UPDATE whose artifact is now complete.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_is_last_chunk(event: *const a2a_event) -> bool {
     guard_value(false, || matches!(payload(event), Some(v1::stream_response::Payload::ArtifactUpdate(u)) if u.last_chunk))
 }
 
 /// Frees a decoded event; NULL does nothing.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_event_free(event: *mut a2a_event) {
     guard_value((), || a2a_event::free(event))
@@ -525,6 +581,7 @@ pub extern "C" fn a2a_event_free(event: *mut a2a_event) {
 
 /// Decodes (and validates) a SendMessage answer into `*reply_out`; free it with
 /// `a2a_reply_free`.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_reply_decode(format: u32, input: *const u8, input_len: usize, reply_out: *mut *mut a2a_reply) -> a2a_result {
     guard(|| {
@@ -535,6 +592,7 @@ pub extern "C" fn a2a_reply_decode(format: u32, input: *const u8, input_len: usi
 }
 
 /// The reply's task, borrowed from `reply`; NULL when the agent answered with a message.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_reply_task(reply: *const a2a_reply) -> *const a2a_task {
     guard_value(core::ptr::null(), || match a2a_reply::get(reply, "reply").ok().and_then(|r| r.payload.as_ref()) {
@@ -544,6 +602,7 @@ pub extern "C" fn a2a_reply_task(reply: *const a2a_reply) -> *const a2a_task {
 }
 
 /// The reply's message, borrowed from `reply`; NULL when the agent answered with a task.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_reply_message(reply: *const a2a_reply) -> *const a2a_message {
     guard_value(core::ptr::null(), || match a2a_reply::get(reply, "reply").ok().and_then(|r| r.payload.as_ref()) {
@@ -553,6 +612,7 @@ pub extern "C" fn a2a_reply_message(reply: *const a2a_reply) -> *const a2a_messa
 }
 
 /// Frees a decoded reply; NULL does nothing.
+/// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
 pub extern "C" fn a2a_reply_free(reply: *mut a2a_reply) {
     guard_value((), || a2a_reply::free(reply))
