@@ -50,7 +50,8 @@ enum a2a_result
   A2A_RESULT_INVALID_ARGUMENT = 7,
   // The run was already ended (`a2a_sink_finish` / `a2a_sink_fail` called before).
   A2A_RESULT_ALREADY_ENDED = 8,
-  // Nothing to return: no output waiting, no timer set, the stream is over.
+  // Nothing to return: no output waiting, no timer set, the stream is over. An answer, not
+  // a failure: it leaves `a2a_error_last()` as it was.
   A2A_RESULT_NONE = 9,
   // The connection failed (connect, read, write).
   A2A_RESULT_TRANSPORT = 10,
@@ -74,6 +75,9 @@ enum a2a_result
   A2A_RESULT_CARD = 18,
   // The request cannot be expressed on the selected interface (e.g. ListTasks in v0.3).
   A2A_RESULT_LOCAL = 19,
+  // The message cannot be written in that format (a value ProtoJSON cannot hold, such
+  // as a timestamp outside years 1 to 9999 that came in protobuf).
+  A2A_RESULT_ENCODE = 20,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -466,7 +470,8 @@ typedef struct a2a_str {
 } a2a_str;
 
 // Receives one stream event: its ProtoJSON (`lf.a2a.v1.StreamResponse`), borrowed for the
-// call. Return true to go on, false to stop reading.
+// call. Return true to go on, false to stop reading. It must return normally: no C++
+// exception and no `longjmp` may leave it (that would be undefined behaviour).
 typedef bool (*a2a_event_callback)(void *userdata, const uint8_t *event_json, size_t event_json_len);
 
 // A header field given to the library: name and value with their lengths.
@@ -481,19 +486,22 @@ typedef struct a2a_header {
   size_t value_len;
 } a2a_header;
 
-// Called on the server's thread when a run starts: `run` describes it (borrowed from
-// `sink`, valid until `a2a_sink_free(sink)`), `sink` is the run's, owned by the agent
-// from now on. Must return at once (do the work on another thread, or publish and end
-// right away). The run ends with `a2a_sink_finish` / `a2a_sink_fail`, or when the sink is
-// freed without either (finished).
+// Called when a run starts: `run` describes it (borrowed from `sink`, valid until
+// `a2a_sink_free(sink)`), `sink` is the run's, owned by the agent from now on. Callbacks
+// are never called twice at once; they come from the thread that runs the server's tasks
+// (smol's process-wide executor: one thread unless `SMOL_THREADS` says more, shared by
+// every server of the process). Must return at once (do the work on another thread, or
+// publish and end right away), and return normally: no C++ exception and no `longjmp`
+// may leave a callback. The run ends with `a2a_sink_finish` / `a2a_sink_fail`, or when the
+// sink is freed without either (finished).
 typedef void (*a2a_start_callback)(void *userdata, const struct a2a_run *run, struct a2a_sink *sink);
 
-// Called on the server's thread when run `run_id`'s task was canceled or the server is
+// Called (as the start callback is) when run `run_id`'s task was canceled or the server is
 // stopping: stop publishing (events sent afterwards are refused). May be NULL.
 typedef void (*a2a_cancel_callback)(void *userdata, uint64_t run_id);
 
-// An agent written in C. `userdata` is passed to both callbacks, from the server's
-// thread; it must stay valid until `a2a_server_free` returns.
+// An agent written in C. `userdata` is passed to both callbacks (see `a2a_start_callback`
+// for the threads they come from); it must stay valid until `a2a_server_free` returns.
 typedef struct a2a_agent {
   // Starts a run (required).
   a2a_start_callback start;
@@ -527,7 +535,8 @@ const char *a2a_result_message(uint32_t result);
 // Fetches the Agent Card from `url` (the agent's base URL or its card URL) and selects the
 // interface to use (`bindings`, `versions`: comma-separated preferences as in
 // `a2a_select_interface`; NULL for all). `timeout_ms` bounds each call (0: 30 s).
-// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails.
+// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails, `_INVALID_ARGUMENT` for a
+// URL that is not `http://`, `_NOT_A2A` or `_A2A_ERROR` for an error answer.
 // Threads: one at a time per client; blocks the calling thread until done.
 a2a_result a2a_client_connect(const char *url,
                               size_t url_len,
@@ -766,8 +775,8 @@ a2a_result a2a_client_core_start(struct a2a_client_core *client,
                                  size_t params_json_len,
                                  struct a2a_exchange **exchange_out);
 
-// Feeds the answer's status and headers (for gRPC the response headers).
-// `A2A_RESULT_WRONG_STATE` when no request is out or the head was fed already.
+// Feeds the answer's status and headers (for gRPC the response headers), once per SEND
+// step. `A2A_RESULT_WRONG_STATE` when no SEND step is waiting for its head.
 // Threads: one at a time per exchange.
 a2a_result a2a_exchange_handle_head(struct a2a_exchange *exchange,
                                     uint16_t status,
@@ -794,7 +803,8 @@ a2a_result a2a_exchange_poll(struct a2a_exchange *exchange,
                              int64_t now_ms,
                              struct a2a_step **step_out);
 
-// The task as the exchange's events and answer left it (ProtoJSON `lf.a2a.v1.Task`) into
+// The task as the exchange's stream events left it, or as a unary answer (GetTask,
+// CancelTask, a SendMessage task) gave it (ProtoJSON `lf.a2a.v1.Task`) into
 // `*task_out` (free with `a2a_bytes_free`); `A2A_RESULT_NONE` before any task was seen.
 // Threads: one at a time per exchange.
 a2a_result a2a_exchange_task_json(const struct a2a_exchange *exchange, struct a2a_bytes **task_out);
@@ -859,8 +869,10 @@ const struct a2a_error *a2a_step_error(const struct a2a_step *step);
 void a2a_step_free(struct a2a_step *step);
 
 // The last failure on the calling thread, or NULL if no call on this thread has failed.
-// Borrowed: valid until the next failing a2a call on this thread (copy it with
-// `a2a_error_last_copy` to keep it). Never freed by the caller.
+// Borrowed: valid until the next failing a2a call on this thread (`A2A_RESULT_NONE` is not
+// a failure and leaves it alone) and never after the thread ends; copy it with
+// `a2a_error_last_copy` to keep it or to hand it to another thread. Never freed by the
+// caller.
 const struct a2a_error *a2a_error_last(void);
 
 // Copies the calling thread's last failure into `*error_out` (free it with
@@ -880,7 +892,8 @@ a2a_result a2a_error_result(const struct a2a_error *error);
 // Threads: any (an error is plain data).
 a2a_error_kind a2a_error_get_kind(const struct a2a_error *error);
 
-// The JSON-RPC `error.code` of an A2A error; 0 otherwise.
+// The JSON-RPC `error.code` of an A2A error; for an error without A2A meaning received as
+// a JSON-RPC error, the code the peer sent; 0 otherwise.
 // Threads: any (an error is plain data).
 int32_t a2a_error_jsonrpc_code(const struct a2a_error *error);
 
@@ -944,7 +957,7 @@ a2a_result a2a_classify_http(const char *version,
                              struct a2a_error **error_out);
 
 // Classifies a gRPC error status (code, message, and the `grpc-status-details-bin` value
-// as bytes — a serialized `google.rpc.Status`, NULL/0 when absent) received from a peer
+// as bytes — a serialized `google.rpc.Status`; length 0 when absent) received from a peer
 // speaking `version`. Output as `a2a_classify_http`.
 // Threads: any.
 a2a_result a2a_classify_grpc(const char *version,
@@ -978,8 +991,8 @@ a2a_result a2a_sink_status(const struct a2a_sink *sink,
                            const char *text,
                            size_t text_len);
 
-// As `a2a_sink_status`, with the agent message as ProtoJSON (`lf.a2a.v1.Message`; NULL/0:
-// none).
+// As `a2a_sink_status`, with the agent message as ProtoJSON (`lf.a2a.v1.Message`; length
+// 0: none).
 // Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_status_json(const struct a2a_sink *sink,
                                 uint32_t state,
@@ -1017,8 +1030,8 @@ a2a_result a2a_sink_message_json(const struct a2a_sink *sink,
                                  size_t message_json_len);
 
 // Waits until the server applied every event sent so far: `A2A_RESULT_OK`, or the
-// refusal (`A2A_RESULT_A2A_ERROR`). Blocks: never call it from a callback (on the
-// server's thread it would wait forever, so it returns `A2A_RESULT_WRONG_STATE` there).
+// refusal (`A2A_RESULT_A2A_ERROR`). Blocks: never call it from a callback (it would wait
+// for the thread it blocks, so it returns `A2A_RESULT_WRONG_STATE` there).
 a2a_result a2a_sink_flush(const struct a2a_sink *sink);
 
 // True once the run's task was canceled (or the server is stopping).
@@ -1043,7 +1056,9 @@ void a2a_sink_free(struct a2a_sink *sink);
 // no `supportedInterfaces` gets six: JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`
 // and gRPC at the address, in v1.0, and the same in v0.3 at `/a2a/v03/jsonrpc`,
 // `/a2a/v03/rest` and the address. Tasks are kept in memory. Returns once the server
-// listens; callbacks come from the server's thread. Call from any thread.
+// listens (port 0: a free port is found by binding it, then the server binds it again, so
+// another process may take it in between and the start fails with `A2A_RESULT_IO`).
+// Callbacks: see `a2a_start_callback`. Call from any thread.
 a2a_result a2a_server_start(const char *addr,
                             size_t addr_len,
                             const uint8_t *card_json,
@@ -1111,7 +1126,7 @@ a2a_result a2a_run_task_json(const struct a2a_run *run, struct a2a_str *task_out
 
 // Creates a service for the Agent Card `card_json` (v1.0 ProtoJSON; its
 // `supportedInterfaces` are what is served, by URL path) with an optional extended card
-// (NULL/0: none) and `flags` (`A2A_SERVICE_*`, or 0). `now_ms` is the time (Unix
+// (length 0: none) and `flags` (`A2A_SERVICE_*`, or 0). `now_ms` is the time (Unix
 // milliseconds) that dates the card. The tasks are kept in memory. `A2A_RESULT_CARD` when
 // the card cannot be served. The handle is used from one thread at a time.
 a2a_result a2a_service_new(const uint8_t *card_json,
@@ -1179,7 +1194,7 @@ a2a_result a2a_service_handle_authenticated(struct a2a_service *service,
                                             int64_t now_ms);
 
 // Agent run `run` sets its task's status to `state` (an `a2a_task_state`), with an
-// optional agent message (ProtoJSON `lf.a2a.v1.Message`; NULL/0: none).
+// optional agent message (ProtoJSON `lf.a2a.v1.Message`; length 0: none).
 // `A2A_RESULT_A2A_ERROR` when the service refuses the event (the run is over or
 // superseded, or the event breaks the task's state machine); nothing changes then.
 // Threads: one at a time per service (it may move between threads).

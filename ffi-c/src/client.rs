@@ -22,7 +22,8 @@ pub struct a2a_client {
 /// Fetches the Agent Card from `url` (the agent's base URL or its card URL) and selects the
 /// interface to use (`bindings`, `versions`: comma-separated preferences as in
 /// `a2a_select_interface`; NULL for all). `timeout_ms` bounds each call (0: 30 s).
-/// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails.
+/// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails, `_INVALID_ARGUMENT` for a
+/// URL that is not `http://`, `_NOT_A2A` or `_A2A_ERROR` for an error answer.
 /// Threads: one at a time per client; blocks the calling thread until done.
 #[no_mangle]
 pub extern "C" fn a2a_client_connect(
@@ -44,7 +45,9 @@ pub extern "C" fn a2a_client_connect(
             options.deadline = Duration::from_millis(u64::from(timeout_ms));
             options.connect_timeout = options.connect_timeout.min(options.deadline);
         }
-        let (client, card) = smol::block_on(Client::connect_with(u, &s, options)).map_err(a2a_error::transport)?;
+        // Before an interface is chosen, a status without A2A meaning is the card fetch's HTTP status.
+        let (client, card) =
+            smol::block_on(Client::connect_with(u, &s, options)).map_err(|e| a2a_error::transport(e, &a2a::card::Binding::HttpJson))?;
         let card_json = json::encode(&card).unwrap_or_default();
         let iface = a2a_interface::new(client.interface().clone());
         box_out(o, a2a_client { inner: client, iface, card_json });
@@ -87,7 +90,8 @@ pub extern "C" fn a2a_client_call(
             return Err(crate::invalid("a streaming method: use a2a_client_stream"));
         }
         let op = operation(method, params_json, params_json_len)?;
-        let r = smol::block_on(c.inner.call(op)).map_err(a2a_error::transport)?;
+        let binding = c.iface.inner.binding.clone();
+        let r = smol::block_on(c.inner.call(op)).map_err(|e| a2a_error::transport(e, &binding))?;
         let mut bytes = Vec::new();
         r.to_json(&mut bytes).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
         bytes_out(o, bytes);
@@ -127,7 +131,8 @@ pub extern "C" fn a2a_client_send_text(
         };
         let req = v1::SendMessageRequest { message: Some(message), ..Default::default() };
         let op = a2a::op::Operation::Task(a2a::op::Request::SendMessage(req));
-        let r = smol::block_on(c.inner.call(op)).map_err(a2a_error::transport)?;
+        let binding = c.iface.inner.binding.clone();
+        let r = smol::block_on(c.inner.call(op)).map_err(|e| a2a_error::transport(e, &binding))?;
         let mut bytes = Vec::new();
         r.to_json(&mut bytes).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
         bytes_out(o, bytes);
@@ -139,6 +144,7 @@ pub extern "C" fn a2a_client_send_text(
 /// stream is not over).
 pub struct a2a_stream {
     inner: Option<EventStream>,
+    binding: a2a::card::Binding,
 }
 
 fn open(c: &mut a2a_client, method: u32, params_json: *const u8, params_json_len: usize) -> Result<EventStream, a2a_error> {
@@ -146,7 +152,8 @@ fn open(c: &mut a2a_client, method: u32, params_json: *const u8, params_json_len
         return Err(crate::invalid("not a streaming method: use a2a_client_call"));
     }
     let op = operation(method, params_json, params_json_len)?;
-    smol::block_on(c.inner.stream(op)).map_err(a2a_error::transport)
+    let binding = c.iface.inner.binding.clone();
+    smol::block_on(c.inner.stream(op)).map_err(|e| a2a_error::transport(e, &binding))
 }
 
 /// Opens a stream (`SendStreamingMessage`, `SubscribeToTask`); read it with
@@ -165,7 +172,7 @@ pub extern "C" fn a2a_client_stream(
         let c = arg_mut(client, "client")?;
         let o = out(stream_out, "stream_out")?;
         let s = open(c, method, params_json, params_json_len)?;
-        box_out(o, a2a_stream { inner: Some(s) });
+        box_out(o, a2a_stream { inner: Some(s), binding: c.iface.inner.binding.clone() });
         Ok(())
     })
 }
@@ -182,13 +189,20 @@ pub extern "C" fn a2a_stream_next(stream: *mut a2a_stream, event_out: *mut *mut 
         let ended = || a2a_error::local(a2a_result::None, String::from("the stream is over"));
         let es = s.inner.as_mut().ok_or_else(ended)?;
         match smol::block_on(es.next()) {
-            Some(Ok(ev)) => {
-                bytes_out(o, json::encode(&ev).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?);
-                Ok(())
-            }
+            Some(Ok(ev)) => match json::encode(&ev) {
+                Ok(b) => {
+                    bytes_out(o, b);
+                    Ok(())
+                }
+                // A value ProtoJSON cannot hold (the peer's protobuf allowed it): the stream fails.
+                Err(e) => {
+                    s.inner = None;
+                    Err(a2a_error::local(a2a_result::Protocol, format!("the peer sent an event that cannot be read as ProtoJSON: {e}")))
+                }
+            },
             Some(Err(e)) => {
                 s.inner = None;
-                Err(a2a_error::transport(e))
+                Err(a2a_error::transport(e, &s.binding))
             }
             None => {
                 s.inner = None;
@@ -206,7 +220,8 @@ pub extern "C" fn a2a_stream_free(stream: *mut a2a_stream) {
 }
 
 /// Receives one stream event: its ProtoJSON (`lf.a2a.v1.StreamResponse`), borrowed for the
-/// call. Return true to go on, false to stop reading.
+/// call. Return true to go on, false to stop reading. It must return normally: no C++
+/// exception and no `longjmp` may leave it (that would be undefined behaviour).
 pub type a2a_event_callback = Option<unsafe extern "C" fn(userdata: *mut c_void, event_json: *const u8, event_json_len: usize) -> bool>;
 
 /// Opens a stream and calls `callback` for each event, on this thread, until the stream
@@ -225,9 +240,10 @@ pub extern "C" fn a2a_client_stream_each(
         let c = arg_mut(client, "client")?;
         let cb = callback.ok_or_else(|| crate::null("callback"))?;
         let mut s = open(c, method, params_json, params_json_len)?;
+        let binding = c.iface.inner.binding.clone();
         smol::block_on(async {
             while let Some(ev) = s.next().await {
-                let ev = ev.map_err(a2a_error::transport)?;
+                let ev = ev.map_err(|e| a2a_error::transport(e, &binding))?;
                 let bytes = json::encode(&ev).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
                 // SAFETY: the caller's callback, with a buffer valid for the call.
                 if !unsafe { cb(userdata, bytes.as_ptr(), bytes.len()) } {

@@ -31,6 +31,7 @@ pub(crate) fn by_name_error(e: ByNameError) -> a2a_error {
     match e {
         ByNameError::UnknownType(n) => a2a_error::local(a2a_result::UnknownType, format!("unknown message type {n:?}")),
         ByNameError::Decode(d) => a2a_error::decode(&d),
+        ByNameError::Encode(e) => a2a_error::local(a2a_result::Encode, e.to_string()),
         other => a2a_error::local(a2a_result::Decode, other.to_string()),
     }
 }

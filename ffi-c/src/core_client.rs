@@ -44,8 +44,10 @@ pub enum a2a_method {
 /// request message's defaults).
 pub(crate) fn operation(method: u32, params: *const u8, params_len: usize) -> Result<Operation, a2a_error> {
     let m = Method::from_number(method).ok_or_else(|| invalid(format!("{method} is not an a2a_method")))?;
-    let p = if params.is_null() { None } else { Some(bytes_arg(params, params_len, "params_json")?) };
-    Operation::from_json(m, p).map_err(a2a_error::a2a)
+    // NULL or length 0: the request message with every field at its default (`{}`), so that
+    // a missing REQUIRED field is named like any other.
+    let p = bytes_arg(params, params_len, "params_json")?;
+    Operation::from_json(m, Some(if p.is_empty() { b"{}" } else { p })).map_err(a2a_error::a2a)
 }
 
 /// The name of an operation (`"SendMessage"`), NUL-terminated and static; `""` for a
@@ -138,10 +140,17 @@ pub extern "C" fn a2a_client_core_free(client: *mut a2a_client_core) {
 /// SEND steps say and feeding the answer with `a2a_exchange_handle_head`, `_body`, `_end`.
 pub struct a2a_exchange {
     inner: Exchange,
+    binding: a2a::card::Binding,
+    /// A SEND step was handed out and its answer's head not fed yet.
+    awaiting_head: bool,
+    /// The head of the current answer was fed.
     head_seen: bool,
+    /// The end of the current answer was fed.
     ended: bool,
     /// A DONE step was handed out: the exchange is over.
     done: bool,
+    /// The task a unary answer carried (GetTask, CancelTask, a SendMessage task).
+    answered: Option<a2a::v1::Task>,
 }
 
 /// Starts `method` (an `a2a_method`) with `params_json` (its v1.0 request message as
@@ -161,8 +170,9 @@ pub extern "C" fn a2a_client_core_start(
         let c = arg_mut(client, "client")?;
         let o = out(exchange_out, "exchange_out")?;
         let op = operation(method, params_json, params_json_len)?;
-        let x = c.inner.start(op).map_err(a2a_error::client)?;
-        box_out(o, a2a_exchange { inner: x, head_seen: false, ended: false, done: false });
+        let binding = c.iface.inner.binding.clone();
+        let x = c.inner.start(op).map_err(|e| a2a_error::client(e, &binding))?;
+        box_out(o, a2a_exchange { inner: x, binding, awaiting_head: false, head_seen: false, ended: false, done: false, answered: None });
         Ok(())
     })
 }
@@ -201,8 +211,8 @@ impl a2a_step {
     }
 }
 
-/// Feeds the answer's status and headers (for gRPC the response headers).
-/// `A2A_RESULT_WRONG_STATE` when no request is out or the head was fed already.
+/// Feeds the answer's status and headers (for gRPC the response headers), once per SEND
+/// step. `A2A_RESULT_WRONG_STATE` when no SEND step is waiting for its head.
 /// Threads: one at a time per exchange.
 #[no_mangle]
 pub extern "C" fn a2a_exchange_handle_head(
@@ -214,9 +224,13 @@ pub extern "C" fn a2a_exchange_handle_head(
     guard(|| {
         let x = arg_mut(exchange, "exchange")?;
         let hs = crate::wire_headers_arg(headers, headers_len, "headers")?;
-        if x.head_seen || x.done || x.inner.is_over() {
-            return Err(a2a_error::local(a2a_result::WrongState, String::from("the head of this answer was fed already")));
+        if !x.awaiting_head || x.done {
+            return Err(a2a_error::local(
+                a2a_result::WrongState,
+                String::from("no request is waiting for its answer's head (poll for a SEND step first, and feed one head per request)"),
+            ));
         }
+        x.awaiting_head = false;
         x.head_seen = true;
         x.ended = false;
         x.inner.handle_head(status, &hs);
@@ -246,11 +260,10 @@ pub extern "C" fn a2a_exchange_handle_end(exchange: *mut a2a_exchange, trailers:
     guard(|| {
         let x = arg_mut(exchange, "exchange")?;
         let ts = crate::wire_headers_arg(trailers, trailers_len, "trailers")?;
-        if !x.head_seen || x.ended {
+        if !x.head_seen || x.ended || x.done {
             return Err(a2a_error::local(a2a_result::WrongState, String::from("the end before the head, or twice")));
         }
         x.ended = true;
-        // A retry the binding calls for (405 on a GET subscribe) expects a new head.
         x.head_seen = false;
         x.inner.handle_end(&ts);
         Ok(())
@@ -271,20 +284,43 @@ pub extern "C" fn a2a_exchange_poll(exchange: *mut a2a_exchange, now_ms: i64, st
         }
         let step = x.inner.poll(timestamp(now_ms));
         x.done = matches!(step, Step::Done(_));
+        // What the peer sent but ProtoJSON cannot hold (its protobuf allowed it): the call fails.
+        let unreadable = |e: a2a::codec::EncodeError| {
+            a2a_error::local(a2a_result::Protocol, format!("the peer's answer cannot be read as ProtoJSON: {e}"))
+        };
+        let failed = |e: a2a_error| a2a_step { error: Some(e), ..a2a_step::new(a2a_step_kind::Failed) };
         let s = match step {
-            Step::Send(req) => a2a_step { request: Some(req), ..a2a_step::new(a2a_step_kind::Send) },
-            Step::Read => a2a_step::new(a2a_step_kind::Read),
-            Step::Event(ev) => {
-                let json = a2a::codec::json::encode(&ev).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
-                a2a_step { json, event: Some(ev), ..a2a_step::new(a2a_step_kind::Event) }
+            Step::Send(req) => {
+                x.awaiting_head = true;
+                x.head_seen = false;
+                a2a_step { request: Some(req), ..a2a_step::new(a2a_step_kind::Send) }
             }
+            Step::Read => a2a_step::new(a2a_step_kind::Read),
+            Step::Event(ev) => match a2a::codec::json::encode(&ev) {
+                Ok(json) => a2a_step { json, event: Some(ev), ..a2a_step::new(a2a_step_kind::Event) },
+                Err(e) => {
+                    x.done = true;
+                    failed(unreadable(e))
+                }
+            },
             Step::Done(Finished::Answer(r)) => {
                 let mut json = Vec::new();
-                r.to_json(&mut json).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
-                a2a_step { json, answer: Some(r), ..a2a_step::new(a2a_step_kind::Answer) }
+                match r.to_json(&mut json) {
+                    Ok(()) => {
+                        x.answered = match &r {
+                            a2a::op::Response::Task(t) => Some(t.clone()),
+                            a2a::op::Response::SendMessage(a2a::v1::SendMessageResponse {
+                                payload: Some(a2a::v1::send_message_response::Payload::Task(t)),
+                            }) => Some(t.clone()),
+                            _ => None,
+                        };
+                        a2a_step { json, answer: Some(r), ..a2a_step::new(a2a_step_kind::Answer) }
+                    }
+                    Err(e) => failed(unreadable(e)),
+                }
             }
             Step::Done(Finished::StreamEnded) => a2a_step::new(a2a_step_kind::StreamEnded),
-            Step::Done(Finished::Failed(e)) => a2a_step { error: Some(a2a_error::client(e)), ..a2a_step::new(a2a_step_kind::Failed) },
+            Step::Done(Finished::Failed(e)) => failed(a2a_error::client(e, &x.binding)),
             Step::Done(_) | _ => return Err(a2a_error::local(a2a_result::WrongState, String::from("the exchange is over"))),
         };
         box_out(o, s);
@@ -292,7 +328,8 @@ pub extern "C" fn a2a_exchange_poll(exchange: *mut a2a_exchange, now_ms: i64, st
     })
 }
 
-/// The task as the exchange's events and answer left it (ProtoJSON `lf.a2a.v1.Task`) into
+/// The task as the exchange's stream events left it, or as a unary answer (GetTask,
+/// CancelTask, a SendMessage task) gave it (ProtoJSON `lf.a2a.v1.Task`) into
 /// `*task_out` (free with `a2a_bytes_free`); `A2A_RESULT_NONE` before any task was seen.
 /// Threads: one at a time per exchange.
 #[no_mangle]
@@ -300,7 +337,10 @@ pub extern "C" fn a2a_exchange_task_json(exchange: *const a2a_exchange, task_out
     guard(|| {
         let x = arg(exchange, "exchange")?;
         let o = out(task_out, "task_out")?;
-        let t = x.inner.task().task();
+        let t = match &x.answered {
+            Some(t) => t,
+            None => x.inner.task().task(),
+        };
         if t.id.is_empty() {
             return Err(a2a_error::local(a2a_result::None, String::from("no task seen yet")));
         }

@@ -68,6 +68,32 @@ pub enum a2a_decode_kind {
     Conversion = 5,
 }
 
+/// Where the status of an error without A2A meaning came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Nowhere (a local failure).
+    None,
+    /// An HTTP status.
+    Http,
+    /// A gRPC status code.
+    Grpc,
+    /// A JSON-RPC error code.
+    JsonRpc,
+}
+
+impl Origin {
+    /// What a status received on `binding` is: JSON-RPC codes are negative, gRPC codes are
+    /// 0 to 16, anything else is the HTTP status of the answer.
+    pub(crate) fn on(binding: &a2a::card::Binding, status: i32) -> Origin {
+        use a2a::card::Binding as B;
+        match binding {
+            B::JsonRpc if status < 0 => Origin::JsonRpc,
+            B::Grpc if (0..=16).contains(&status) => Origin::Grpc,
+            _ => Origin::Http,
+        }
+    }
+}
+
 pub(crate) fn kind_of(k: ErrorKind) -> a2a_error_kind {
     use a2a_error_kind as K;
     match k {
@@ -100,8 +126,10 @@ pub(crate) fn kind_of(k: ErrorKind) -> a2a_error_kind {
 pub struct a2a_error {
     pub(crate) result: a2a_result,
     pub(crate) a2a: Option<A2aError>,
-    /// For an error without A2A meaning: the HTTP status or gRPC code the peer sent.
+    /// For an error without A2A meaning: the HTTP status, gRPC code or JSON-RPC code the
+    /// peer sent (`origin` says which).
     pub(crate) status: i32,
+    pub(crate) origin: Origin,
     pub(crate) message: String,
     pub(crate) path: String,
     pub(crate) decode: a2a_decode_kind,
@@ -114,6 +142,7 @@ impl a2a_error {
             result,
             a2a: None,
             status: 0,
+            origin: Origin::None,
             message,
             path: String::new(),
             decode: a2a_decode_kind::None,
@@ -129,27 +158,31 @@ impl a2a_error {
             message: String::from(e.message()),
             a2a: Some(e),
             status: 0,
+            origin: Origin::None,
             path: String::new(),
             decode: a2a_decode_kind::None,
             metadata_json,
         }
     }
 
-    pub(crate) fn received(r: Received) -> a2a_error {
+    /// A classified error a peer sent; `origin` tells what a status without A2A meaning is.
+    pub(crate) fn received(r: Received, origin: impl Fn(i32) -> Origin) -> a2a_error {
         match r {
             Received::A2a(e) => a2a_error::a2a(e),
             Received::NotA2a { status, message } => {
                 let mut e = a2a_error::local(a2a_result::NotA2a, message);
                 e.status = status;
+                e.origin = origin(status);
                 e
             }
             other => a2a_error::local(a2a_result::Protocol, format!("{other:?}")),
         }
     }
 
-    pub(crate) fn client(e: ClientError) -> a2a_error {
+    /// A client's error, on an interface of `binding`.
+    pub(crate) fn client(e: ClientError, binding: &a2a::card::Binding) -> a2a_error {
         match e {
-            ClientError::Remote(r) => a2a_error::received(r),
+            ClientError::Remote(r) => a2a_error::received(r, |s| Origin::on(binding, s)),
             ClientError::Protocol(m) => a2a_error::local(a2a_result::Protocol, m),
             ClientError::Local(m) => a2a_error::local(a2a_result::Local, m),
             other => a2a_error::local(a2a_result::Protocol, other.to_string()),
@@ -170,10 +203,11 @@ impl a2a_error {
         x
     }
 
-    pub(crate) fn transport(e: a2a_wire_smol::Error) -> a2a_error {
+    /// The ready client's error, on an interface of `binding`.
+    pub(crate) fn transport(e: a2a_wire_smol::Error, binding: &a2a::card::Binding) -> a2a_error {
         use a2a_wire_smol::Error as E;
         match e {
-            E::A2a(c) => a2a_error::client(c),
+            E::A2a(c) => a2a_error::client(c, binding),
             E::Timeout { .. } => a2a_error::local(a2a_result::Timeout, e.to_string()),
             E::Card(m) => a2a_error::local(a2a_result::Card, m),
             E::Url(m) => a2a_error::local(a2a_result::InvalidArgument, format!("invalid URL: {m}")),
@@ -196,8 +230,10 @@ pub(crate) fn set_last(e: a2a_error) {
 }
 
 /// The last failure on the calling thread, or NULL if no call on this thread has failed.
-/// Borrowed: valid until the next failing a2a call on this thread (copy it with
-/// `a2a_error_last_copy` to keep it). Never freed by the caller.
+/// Borrowed: valid until the next failing a2a call on this thread (`A2A_RESULT_NONE` is not
+/// a failure and leaves it alone) and never after the thread ends; copy it with
+/// `a2a_error_last_copy` to keep it or to hand it to another thread. Never freed by the
+/// caller.
 #[no_mangle]
 pub extern "C" fn a2a_error_last() -> *const a2a_error {
     guard_value(core::ptr::null(), || {
@@ -249,11 +285,19 @@ pub extern "C" fn a2a_error_get_kind(error: *const a2a_error) -> a2a_error_kind 
     })
 }
 
-/// The JSON-RPC `error.code` of an A2A error; 0 otherwise.
+/// The JSON-RPC `error.code` of an A2A error; for an error without A2A meaning received as
+/// a JSON-RPC error, the code the peer sent; 0 otherwise.
 /// Threads: any (an error is plain data).
 #[no_mangle]
 pub extern "C" fn a2a_error_jsonrpc_code(error: *const a2a_error) -> i32 {
-    guard_value(0, || arg(error, "error").ok().and_then(|e| e.a2a.as_ref()).map_or(0, |e| e.jsonrpc_code()))
+    guard_value(0, || match arg(error, "error") {
+        Ok(e) => match &e.a2a {
+            Some(x) => x.jsonrpc_code(),
+            None if e.origin == Origin::JsonRpc => e.status,
+            None => 0,
+        },
+        Err(_) => 0,
+    })
 }
 
 /// The HTTP status of an A2A error on the HTTP+JSON binding; for an error without A2A
@@ -264,7 +308,8 @@ pub extern "C" fn a2a_error_http_status(error: *const a2a_error) -> u16 {
     guard_value(0, || match arg(error, "error") {
         Ok(e) => match &e.a2a {
             Some(x) => x.http_status(),
-            None => u16::try_from(e.status).unwrap_or(0),
+            None if e.origin == Origin::Http => u16::try_from(e.status).unwrap_or(0),
+            None => 0,
         },
         Err(_) => 0,
     })
@@ -278,7 +323,7 @@ pub extern "C" fn a2a_error_grpc_status(error: *const a2a_error) -> i32 {
     guard_value(-1, || match arg(error, "error") {
         Ok(e) => match &e.a2a {
             Some(x) => x.grpc_code() as i32,
-            None if e.result == a2a_result::NotA2a && e.status < 100 => e.status,
+            None if e.origin == Origin::Grpc => e.status,
             None => -1,
         },
         Err(_) => -1,
@@ -383,9 +428,9 @@ const NAMES: [&core::ffi::CStr; 17] = [
 
 // ---------------------------------------------------------------- classification
 
-fn classified(r: Received, error_out: *mut *mut a2a_error) -> Result<(), a2a_error> {
+fn classified(r: Received, origin: Origin, error_out: *mut *mut a2a_error) -> Result<(), a2a_error> {
     let o = out(error_out, "error_out")?;
-    box_out(o, a2a_error::received(r));
+    box_out(o, a2a_error::received(r, |_| origin));
     Ok(())
 }
 
@@ -415,12 +460,12 @@ pub extern "C" fn a2a_classify_http(
         let legacy = is_v03(version, version_len)?;
         let b = bytes_arg(body, body_len, "body")?;
         let r = if legacy { a2a::error::classify_http_v03(status, b) } else { a2a::error::classify_http(status, b) };
-        classified(r, error_out)
+        classified(r, Origin::Http, error_out)
     })
 }
 
 /// Classifies a gRPC error status (code, message, and the `grpc-status-details-bin` value
-/// as bytes — a serialized `google.rpc.Status`, NULL/0 when absent) received from a peer
+/// as bytes — a serialized `google.rpc.Status`; length 0 when absent) received from a peer
 /// speaking `version`. Output as `a2a_classify_http`.
 /// Threads: any.
 #[no_mangle]
@@ -451,7 +496,7 @@ pub extern "C" fn a2a_classify_grpc(
         } else {
             a2a::error::classify_grpc(code, m, status.as_ref())
         };
-        classified(r, error_out)
+        classified(r, Origin::Grpc, error_out)
     })
 }
 
@@ -464,6 +509,6 @@ pub extern "C" fn a2a_classify_jsonrpc(error_json: *const u8, error_json_len: us
         let b = bytes_arg(error_json, error_json_len, "error_json")?;
         let v: serde_json::Value =
             serde_json::from_slice(b).map_err(|e| a2a_error::local(a2a_result::Decode, format!("the JSON-RPC error is not JSON: {e}")))?;
-        classified(a2a::error::classify_jsonrpc(&v), error_out)
+        classified(a2a::error::classify_jsonrpc(&v), Origin::JsonRpc, error_out)
     })
 }

@@ -61,7 +61,8 @@ pub enum a2a_result {
     InvalidArgument = 7,
     /// The run was already ended (`a2a_sink_finish` / `a2a_sink_fail` called before).
     AlreadyEnded = 8,
-    /// Nothing to return: no output waiting, no timer set, the stream is over.
+    /// Nothing to return: no output waiting, no timer set, the stream is over. An answer, not
+    /// a failure: it leaves `a2a_error_last()` as it was.
     None = 9,
     /// The connection failed (connect, read, write).
     Transport = 10,
@@ -85,6 +86,9 @@ pub enum a2a_result {
     Card = 18,
     /// The request cannot be expressed on the selected interface (e.g. ListTasks in v0.3).
     Local = 19,
+    /// The message cannot be written in that format (a value ProtoJSON cannot hold, such
+    /// as a timestamp outside years 1 to 9999 that came in protobuf).
+    Encode = 20,
 }
 
 /// A borrowed UTF-8 string (or byte string): `data` is not NUL-terminated. Valid as long as
@@ -144,6 +148,11 @@ thread_local! {
 /// A copy of `b` in a buffer that is usually recycled.
 pub(crate) fn bytes_copy(b: &[u8]) -> Vec<u8> {
     let mut v = SPARE.try_with(|s| s.take()).unwrap_or_default();
+    // A spare much larger than the output stays for a larger one (a small output must not
+    // hold on to a big buffer for as long as the caller keeps it).
+    if v.capacity() > 2 * b.len() + 4096 {
+        let _ = SPARE.try_with(|s| s.set(core::mem::take(&mut v)));
+    }
     v.clear();
     v.extend_from_slice(b);
     v
@@ -223,6 +232,7 @@ fn result_text(result: u32) -> &'static core::ffi::CStr {
         17 => c"the call does not fit the handle's state",
         18 => c"the Agent Card is invalid or has no usable interface",
         19 => c"the request cannot be expressed on the selected interface",
+        20 => c"the message cannot be written in that format",
         _ => c"unknown result",
     }
 }
@@ -236,7 +246,11 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), a2a_error>) -> a2a_result {
         Ok(Ok(())) => a2a_result::Ok,
         Ok(Err(e)) => {
             let r = e.result;
-            error::set_last(e);
+            // NONE is an answer ("nothing there"), not a failure: the last failure, which the
+            // caller may be reading right now, stays as it was.
+            if r != a2a_result::None {
+                error::set_last(e);
+            }
             r
         }
         Err(payload) => {

@@ -14,19 +14,22 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
-/// Called on the server's thread when a run starts: `run` describes it (borrowed from
-/// `sink`, valid until `a2a_sink_free(sink)`), `sink` is the run's, owned by the agent
-/// from now on. Must return at once (do the work on another thread, or publish and end
-/// right away). The run ends with `a2a_sink_finish` / `a2a_sink_fail`, or when the sink is
-/// freed without either (finished).
+/// Called when a run starts: `run` describes it (borrowed from `sink`, valid until
+/// `a2a_sink_free(sink)`), `sink` is the run's, owned by the agent from now on. Callbacks
+/// are never called twice at once; they come from the thread that runs the server's tasks
+/// (smol's process-wide executor: one thread unless `SMOL_THREADS` says more, shared by
+/// every server of the process). Must return at once (do the work on another thread, or
+/// publish and end right away), and return normally: no C++ exception and no `longjmp`
+/// may leave a callback. The run ends with `a2a_sink_finish` / `a2a_sink_fail`, or when the
+/// sink is freed without either (finished).
 pub type a2a_start_callback = Option<unsafe extern "C" fn(userdata: *mut c_void, run: *const a2a_run, sink: *mut a2a_sink)>;
 
-/// Called on the server's thread when run `run_id`'s task was canceled or the server is
+/// Called (as the start callback is) when run `run_id`'s task was canceled or the server is
 /// stopping: stop publishing (events sent afterwards are refused). May be NULL.
 pub type a2a_cancel_callback = Option<unsafe extern "C" fn(userdata: *mut c_void, run_id: u64)>;
 
-/// An agent written in C. `userdata` is passed to both callbacks, from the server's
-/// thread; it must stay valid until `a2a_server_free` returns.
+/// An agent written in C. `userdata` is passed to both callbacks (see `a2a_start_callback`
+/// for the threads they come from); it must stay valid until `a2a_server_free` returns.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct a2a_agent {
@@ -42,11 +45,29 @@ struct CAgent {
     agent: a2a_agent,
 }
 
-// SAFETY: the header's contract: the callbacks and `userdata` are usable from the server's
-// thread, which is the only one that calls them.
+// SAFETY: the header's contract: the callbacks and `userdata` are usable from the threads
+// that run the server's tasks, which call them one at a time (the host is one task).
 unsafe impl Send for CAgent {}
-// SAFETY: as above; the server calls the callbacks from one thread only.
+// SAFETY: as above; the host task never calls two callbacks at once.
 unsafe impl Sync for CAgent {}
+
+thread_local! {
+    /// Set while a C callback runs on this thread: a flush there would block the very
+    /// thread that must answer it.
+    static IN_CALLBACK: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Runs `f` with IN_CALLBACK set (and restored, even if `f` unwinds).
+fn in_callback(f: impl FnOnce()) {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let _ = IN_CALLBACK.try_with(|c| c.set(self.0));
+        }
+    }
+    let _reset = Reset(IN_CALLBACK.try_with(|c| c.replace(true)).unwrap_or(false));
+    f();
+}
 
 impl Agent for CAgent {
     fn start(&self, ctx: RequestContext, events: EventSink) {
@@ -60,27 +81,28 @@ impl Agent for CAgent {
             ctx.resumed,
             ctx.task.as_ref(),
         );
+        // `a2a_server_start` refuses an agent without a start callback; without one the run
+        // would end at once (`events` dropped).
+        let Some(start) = self.agent.start else { return };
         let sink = Box::into_raw(Box::new(a2a_sink {
             events,
             run,
             cancel: ctx.cancel.clone(),
             ended: AtomicBool::new(false),
             next_message: AtomicU32::new(1),
-            server_thread: std::thread::current().id(),
         }));
-        let Some(start) = self.agent.start else { return };
         // SAFETY: `sink` was just made and is live; the callback owns it from here (the
         // header says so). `run` lives inside the sink.
-        unsafe {
+        in_callback(|| unsafe {
             let run: *const a2a_run = &(*sink).run;
             start(self.agent.userdata, run, sink);
-        }
+        });
     }
 
     fn cancel(&self, run: RunId) {
         if let Some(cancel) = self.agent.cancel {
             // SAFETY: the agent's callback, called as its contract says.
-            unsafe { cancel(self.agent.userdata, run.0) }
+            in_callback(|| unsafe { cancel(self.agent.userdata, run.0) });
         }
     }
 }
@@ -94,7 +116,6 @@ pub struct a2a_sink {
     cancel: a2a_wire_smol::agent::CancelToken,
     ended: AtomicBool,
     next_message: AtomicU32,
-    server_thread: std::thread::ThreadId,
 }
 
 impl a2a_sink {
@@ -141,14 +162,14 @@ pub extern "C" fn a2a_sink_status(sink: *const a2a_sink, state: u32, text: *cons
     })
 }
 
-/// As `a2a_sink_status`, with the agent message as ProtoJSON (`lf.a2a.v1.Message`; NULL/0:
-/// none).
+/// As `a2a_sink_status`, with the agent message as ProtoJSON (`lf.a2a.v1.Message`; length
+/// 0: none).
 /// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
 pub extern "C" fn a2a_sink_status_json(sink: *const a2a_sink, state: u32, message_json: *const u8, message_json_len: usize) -> a2a_result {
     guard(|| {
         let s = sink_arg(sink)?;
-        let m = if message_json.is_null() { None } else { Some(message_arg(message_json, message_json_len, "message_json")?) };
+        let m = if message_json_len == 0 { None } else { Some(message_arg(message_json, message_json_len, "message_json")?) };
         s.publish(status_event(state, m)?)
     })
 }
@@ -219,14 +240,14 @@ pub extern "C" fn a2a_sink_message_json(sink: *const a2a_sink, message_json: *co
 }
 
 /// Waits until the server applied every event sent so far: `A2A_RESULT_OK`, or the
-/// refusal (`A2A_RESULT_A2A_ERROR`). Blocks: never call it from a callback (on the
-/// server's thread it would wait forever, so it returns `A2A_RESULT_WRONG_STATE` there).
+/// refusal (`A2A_RESULT_A2A_ERROR`). Blocks: never call it from a callback (it would wait
+/// for the thread it blocks, so it returns `A2A_RESULT_WRONG_STATE` there).
 #[no_mangle]
 pub extern "C" fn a2a_sink_flush(sink: *const a2a_sink) -> a2a_result {
     guard(|| {
         let s = sink_arg(sink)?;
-        if std::thread::current().id() == s.server_thread {
-            return Err(a2a_error::local(a2a_result::WrongState, String::from("a2a_sink_flush on the server's thread would never return")));
+        if IN_CALLBACK.try_with(|c| c.get()).unwrap_or(false) {
+            return Err(a2a_error::local(a2a_result::WrongState, String::from("a2a_sink_flush in a callback would never return")));
         }
         s.events.wait_flushed().map_err(|r| a2a_error::a2a(r.0))
     })
@@ -286,7 +307,9 @@ pub struct a2a_server {
 /// no `supportedInterfaces` gets six: JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`
 /// and gRPC at the address, in v1.0, and the same in v0.3 at `/a2a/v03/jsonrpc`,
 /// `/a2a/v03/rest` and the address. Tasks are kept in memory. Returns once the server
-/// listens; callbacks come from the server's thread. Call from any thread.
+/// listens (port 0: a free port is found by binding it, then the server binds it again, so
+/// another process may take it in between and the start fails with `A2A_RESULT_IO`).
+/// Callbacks: see `a2a_start_callback`. Call from any thread.
 #[no_mangle]
 pub extern "C" fn a2a_server_start(
     addr: *const c_char,
@@ -326,8 +349,11 @@ pub extern "C" fn a2a_server_start(
         let mut config = ServerConfig::new(card);
         config.log = a2a::log::silent();
         let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
-        let server = RunningServer::start(sa, config, kind, MemoryStore::new())
-            .map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot serve on {sa}: {e}")))?;
+        let server = RunningServer::start(sa, config, kind, MemoryStore::new()).map_err(|e| {
+            // The service refuses a card it cannot serve (two bindings on one path, say) this way.
+            let r = if e.kind() == std::io::ErrorKind::InvalidInput { a2a_result::Card } else { a2a_result::Io };
+            a2a_error::local(r, format!("cannot serve on {sa}: {e}"))
+        })?;
         let url = format!("http://{}", server.local_addr());
         box_out(o, a2a_server { inner: Some(server), url });
         Ok(())

@@ -266,7 +266,7 @@ pub(crate) fn random_key() -> Result<u128, a2a_error> {
 
 /// Creates a service for the Agent Card `card_json` (v1.0 ProtoJSON; its
 /// `supportedInterfaces` are what is served, by URL path) with an optional extended card
-/// (NULL/0: none) and `flags` (`A2A_SERVICE_*`, or 0). `now_ms` is the time (Unix
+/// (length 0: none) and `flags` (`A2A_SERVICE_*`, or 0). `now_ms` is the time (Unix
 /// milliseconds) that dates the card. The tasks are kept in memory. `A2A_RESULT_CARD` when
 /// the card cannot be served. The handle is used from one thread at a time.
 #[no_mangle]
@@ -287,7 +287,7 @@ pub extern "C" fn a2a_service_new(
         let card = read_card(bytes_arg(card_json, card_json_len, "card_json")?)?;
         let ext = bytes_arg(extended_card_json, extended_card_json_len, "extended_card_json")?;
         let mut config = ServiceConfig::new(card);
-        if !extended_card_json.is_null() {
+        if !ext.is_empty() {
             config.extended_card = Some(read_card(ext)?);
         }
         config.authenticate = flags & A2A_SERVICE_AUTHENTICATE != 0;
@@ -437,7 +437,7 @@ fn agent_event(service: *mut a2a_service, run: u64, now_ms: i64, event: impl FnO
 }
 
 /// Agent run `run` sets its task's status to `state` (an `a2a_task_state`), with an
-/// optional agent message (ProtoJSON `lf.a2a.v1.Message`; NULL/0: none).
+/// optional agent message (ProtoJSON `lf.a2a.v1.Message`; length 0: none).
 /// `A2A_RESULT_A2A_ERROR` when the service refuses the event (the run is over or
 /// superseded, or the event breaks the task's state machine); nothing changes then.
 /// Threads: one at a time per service (it may move between threads).
@@ -451,7 +451,7 @@ pub extern "C" fn a2a_service_agent_status(
     now_ms: i64,
 ) -> a2a_result {
     agent_event(service, run, now_ms, || {
-        let m = if message_json.is_null() { None } else { Some(message_arg(message_json, message_json_len, "message_json")?) };
+        let m = if message_json_len == 0 { None } else { Some(message_arg(message_json, message_json_len, "message_json")?) };
         status_event(state, m)
     })
 }
@@ -911,6 +911,7 @@ pub extern "C" fn a2a_output_task_id(output: *const a2a_output) -> a2a_str {
         a2a_str::of(arg(output, "output").map_or(&b""[..], |o| match &o.inner {
             Output::StartRun(r) => r.execution.task_id.as_bytes(),
             Output::CancelRun { task_id, .. } => task_id.as_bytes(),
+            Output::Authenticate(a) => a.tenant.as_bytes(),
             _ => &b""[..],
         }))
     })

@@ -97,7 +97,7 @@ fn decode<T: Message>(format: u32, input: *const u8, input_len: usize) -> Result
 
 fn encode<T: Message>(v: &T, format: u32) -> Result<Vec<u8>, a2a_error> {
     match format {
-        1 => json::encode(v).map_err(|e| a2a_error::local(a2a_result::Decode, e.to_string())),
+        1 => json::encode(v).map_err(|e| a2a_error::local(a2a_result::Encode, e.to_string())),
         2 => Ok(protobuf::encode(v)),
         f => Err(invalid(format!("{f} is not an a2a_format"))),
     }

@@ -21,12 +21,12 @@ static void fail_at(const char *file, int line, const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fprintf(stderr, "\n");
   va_end(ap);
-  test_failures++;
+  __atomic_add_fetch(&test_failures, 1, __ATOMIC_RELAXED); /* checks run on several threads */
 }
 
 #define CHECK(cond, ...)                                  \
   do {                                                    \
-    test_checks++;                                        \
+    __atomic_add_fetch(&test_checks, 1, __ATOMIC_RELAXED); \
     if (!(cond)) fail_at(__FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 
@@ -41,14 +41,14 @@ static inline const char *last_message(void) {
 #define CHECK_OK(call)                                                                         \
   do {                                                                                         \
     a2a_result r_ = (call);                                                                    \
-    test_checks++;                                                                             \
+    __atomic_add_fetch(&test_checks, 1, __ATOMIC_RELAXED);                                      \
     if (r_ != A2A_RESULT_OK) fail_at(__FILE__, __LINE__, "%s -> %s: %s", #call, a2a_result_message(r_), last_message()); \
   } while (0)
 
 #define CHECK_RESULT(call, want)                                                                     \
   do {                                                                                               \
     a2a_result r_ = (call);                                                                          \
-    test_checks++;                                                                                   \
+    __atomic_add_fetch(&test_checks, 1, __ATOMIC_RELAXED);                                            \
     if (r_ != (want)) fail_at(__FILE__, __LINE__, "%s -> %u (%s), want %s", #call, (unsigned)r_, a2a_result_message(r_), #want); \
   } while (0)
 

@@ -293,6 +293,10 @@ static void two_peers(const char *binding, const char *version) {
   CHECK_RESULT(a2a_client_core_start(c, A2A_METHOD_SEND_MESSAGE, U("{\"message\":{\"role\":\"ROLE_USER\"}}"), &x), A2A_RESULT_A2A_ERROR);
   CHECK(a2a_error_get_kind(a2a_error_last()) == A2A_ERROR_KIND_INVALID_PARAMS && x == NULL, "invalid params kind");
   CHECK_RESULT(a2a_client_core_start(c, 99, NULL, 0, &x), A2A_RESULT_INVALID_ARGUMENT);
+  /* No params: the request's defaults, so the missing REQUIRED field is named. */
+  CHECK_RESULT(a2a_client_core_start(c, A2A_METHOD_GET_TASK, NULL, 0, &x), A2A_RESULT_A2A_ERROR);
+  CHECK(a2a_error_get_kind(a2a_error_last()) == A2A_ERROR_KIND_INVALID_PARAMS && str_contains(a2a_error_message(a2a_error_last()), "id"),
+        "GetTask without params names id: %s", last_message());
 out:
   a2a_client_core_free(c);
   a2a_service_free(svc);
@@ -479,8 +483,25 @@ static void every_error_kind(void) {
   /* A proxy's bare 404 is never TaskNotFound. */
   a2a_error *e = NULL;
   CHECK_OK(a2a_classify_http(S("1.0"), 404, U("<html>Not Found</html>"), &e));
-  CHECK(e && a2a_error_result(e) == A2A_RESULT_NOT_A2A && a2a_error_get_kind(e) == A2A_ERROR_KIND_NONE && a2a_error_http_status(e) == 404, "bare 404");
+  CHECK(e && a2a_error_result(e) == A2A_RESULT_NOT_A2A && a2a_error_get_kind(e) == A2A_ERROR_KIND_NONE && a2a_error_http_status(e) == 404 &&
+        a2a_error_grpc_status(e) == -1 && a2a_error_jsonrpc_code(e) == 0, "bare 404");
   a2a_error_free(e);
+  /* A JSON-RPC code without A2A meaning is read back as a JSON-RPC code, not a status. */
+  e = NULL;
+  CHECK_OK(a2a_classify_jsonrpc(U("{\"code\":-32000,\"message\":\"server busy\"}"), &e));
+  CHECK(e && a2a_error_result(e) == A2A_RESULT_NOT_A2A && a2a_error_jsonrpc_code(e) == -32000 && a2a_error_http_status(e) == 0 &&
+        a2a_error_grpc_status(e) == -1, "JSON-RPC -32000");
+  a2a_error_free(e);
+  e = NULL;
+  CHECK_OK(a2a_classify_grpc(S("1.0"), 14, S("overloaded"), NULL, 0, &e));
+  CHECK(e && a2a_error_get_kind(e) == A2A_ERROR_KIND_UNAVAILABLE, "gRPC UNAVAILABLE is the Unavailable category");
+  a2a_error_free(e);
+  /* NONE is an answer, not a failure: the last error stays readable through it. */
+  a2a_transcode(S("lf.a2a.v1.Task"), A2A_FORMAT_JSON, A2A_FORMAT_JSON, U("{"), &(a2a_bytes *){NULL});
+  const a2a_error *last = a2a_error_last();
+  a2a_str none_value;
+  CHECK_RESULT(a2a_error_metadata_get(last, S("absent"), &none_value), A2A_RESULT_NONE);
+  CHECK(a2a_error_last() == last && a2a_error_result(last) == A2A_RESULT_DECODE, "NONE left the last error alone");
   /* The last-error copy outlives later calls. */
   a2a_error *copy = NULL;
   a2a_transcode(S("lf.a2a.v1.Task"), A2A_FORMAT_JSON, A2A_FORMAT_JSON, U("{"), &(a2a_bytes *){NULL});
@@ -611,7 +632,8 @@ static void null_utf8_and_sizes(void) {
   CHECK(a2a_error_get_kind(a2a_error_last()) == A2A_ERROR_KIND_INVALID_PARAMS || a2a_error_get_kind(a2a_error_last()) == A2A_ERROR_KIND_JSON_PARSE,
         "truncated params");
   CHECK_OK(a2a_client_core_start(c, A2A_METHOD_GET_TASK, U("{\"id\":\"t\"}"), &x));
-  /* Out of order: body and end before any request is out or any head came. */
+  /* Out of order: a head, body or end before any request is out. */
+  CHECK_RESULT(a2a_exchange_handle_head(x, 200, NULL, 0), A2A_RESULT_WRONG_STATE);
   CHECK_RESULT(a2a_exchange_handle_body(x, U("x")), A2A_RESULT_WRONG_STATE);
   CHECK_RESULT(a2a_exchange_handle_end(x, NULL, 0), A2A_RESULT_WRONG_STATE);
   a2a_step *s = NULL;
@@ -642,7 +664,7 @@ static void null_utf8_and_sizes(void) {
 
 int main(void) {
   CHECK(strcmp(a2a_version(), A2A_WIRE_VERSION) == 0, "a2a_version() %s, header %s", a2a_version(), A2A_WIRE_VERSION);
-  for (unsigned r = 0; r <= 19; r++) CHECK(strcmp(a2a_result_message(r), "unknown result") != 0, "result %u has a message", r);
+  for (unsigned r = 0; r <= 20; r++) CHECK(strcmp(a2a_result_message(r), "unknown result") != 0, "result %u has a message", r);
   CHECK(strcmp(a2a_result_message(1000), "unknown result") == 0, "unknown result");
   const char *bindings[] = {"JSONRPC", "HTTP+JSON", "GRPC"}, *versions[] = {"1.0", "0.3"};
   for (int b = 0; b < 3; b++)

@@ -337,7 +337,7 @@ static void run_received(const cJSON *v) {
   const cJSON *rec = cJSON_GetObjectItemCaseSensitive(v, "received"), *want = cJSON_GetObjectItemCaseSensitive(v, "classified");
   const char *version = sval(v, "version") ? sval(v, "version") : "1.0";
   a2a_error *e = NULL;
-  const cJSON *h, *g, *j;
+  const cJSON *h = NULL, *g = NULL, *j = NULL;
   if ((h = cJSON_GetObjectItemCaseSensitive(rec, "http"))) {
     const char *body = sval(h, "body_text") ? sval(h, "body_text") : "";
     CHECK_OK(a2a_classify_http(version, strlen(version), (uint16_t)cJSON_GetObjectItemCaseSensitive(h, "status")->valueint, (const uint8_t *)body, strlen(body), &e));
@@ -369,8 +369,11 @@ static void run_received(const cJSON *v) {
   if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(want, "not_a2a"))) {
     CHECK(a2a_error_result(e) == A2A_RESULT_NOT_A2A, "%s: should not be an A2A error", current);
     CHECK(a2a_error_get_kind(e) == A2A_ERROR_KIND_NONE, "%s: a kind for a non-A2A error", current);
+    /* The status reads back from the accessor of the binding it came on, and only there. */
     int status = cJSON_GetObjectItemCaseSensitive(want, "status")->valueint;
-    CHECK(a2a_error_http_status(e) == status || a2a_error_grpc_status(e) == status, "%s: status of the non-A2A error", current);
+    int got = h ? a2a_error_http_status(e) : g ? a2a_error_grpc_status(e) : a2a_error_jsonrpc_code(e);
+    CHECK(got == status, "%s: status of the non-A2A error %d, want %d", current, got, status);
+    if (h) CHECK(a2a_error_grpc_status(e) == -1 && a2a_error_jsonrpc_code(e) == 0, "%s: an HTTP status read as another code", current);
   } else {
     const char *kind = sval(want, "kind");
     const char *got = a2a_error_kind_name(a2a_error_get_kind(e));

@@ -259,6 +259,9 @@ impl<S: TaskStore> Host<S> {
         if dropped > 0 {
             self.config.log.log(Level::Warn, &format!("{dropped} webhook delivery(ies) waiting for a retry dropped at shutdown"));
         }
+        // Closed first, so that a sink flushing from another thread now fails at once
+        // (Unavailable) instead of queueing a barrier nobody would answer.
+        runs.close();
         while let Ok(m) = runs.try_recv() {
             if let RunMessage::Barrier { done, .. } = m {
                 let _ = done.try_send(Err(crate::agent::Refused(A2aError::with_message(ErrorKind::Unavailable, "the server stopped"))));
