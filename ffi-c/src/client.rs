@@ -90,13 +90,19 @@ pub extern "C" fn a2a_client_call(
             return Err(crate::invalid("a streaming method: use a2a_client_stream"));
         }
         let op = operation(method, params_json, params_json_len)?;
-        let binding = c.iface.inner.binding.clone();
-        let r = smol::block_on(c.inner.call(op)).map_err(|e| a2a_error::transport(e, &binding))?;
-        let mut bytes = Vec::new();
-        r.to_json(&mut bytes).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
-        bytes_out(o, bytes);
+        bytes_out(o, call_json(c, op)?);
         Ok(())
     })
+}
+
+/// Runs a unary operation and gives its answer as ProtoJSON.
+fn call_json(c: &mut a2a_client, op: a2a::op::Operation) -> Result<Vec<u8>, a2a_error> {
+    let binding = c.iface.inner.binding.clone();
+    let r = smol::block_on(c.inner.call(op)).map_err(|e| a2a_error::transport(e, &binding))?;
+    let mut bytes = Vec::new();
+    // A value ProtoJSON cannot hold came from the peer: its answer breaks the protocol.
+    r.to_json(&mut bytes).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
+    Ok(bytes)
 }
 
 fn message_id() -> String {
@@ -131,11 +137,7 @@ pub extern "C" fn a2a_client_send_text(
         };
         let req = v1::SendMessageRequest { message: Some(message), ..Default::default() };
         let op = a2a::op::Operation::Task(a2a::op::Request::SendMessage(req));
-        let binding = c.iface.inner.binding.clone();
-        let r = smol::block_on(c.inner.call(op)).map_err(|e| a2a_error::transport(e, &binding))?;
-        let mut bytes = Vec::new();
-        r.to_json(&mut bytes).map_err(|e| a2a_error::local(a2a_result::Protocol, e.to_string()))?;
-        bytes_out(o, bytes);
+        bytes_out(o, call_json(c, op)?);
         Ok(())
     })
 }

@@ -330,6 +330,20 @@ pub(crate) fn read_card(card_json: &[u8]) -> Result<a2a::v1::AgentCard, a2a_erro
     a2a::card::read_card(card_json).map(|v| v.card).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))
 }
 
+/// The interface `a2a_select_interface` chooses (shared with `a2a_client_core_new`).
+pub(crate) fn select(
+    card_json: *const u8,
+    card_json_len: usize,
+    bindings: *const c_char,
+    bindings_len: usize,
+    versions: *const c_char,
+    versions_len: usize,
+) -> Result<SelectedInterface, a2a_error> {
+    let card = read_card(bytes_arg(card_json, card_json_len, "card_json")?)?;
+    let s = support(crate::opt_str_arg(bindings, bindings_len, "bindings")?, crate::opt_str_arg(versions, versions_len, "versions")?)?;
+    a2a::card::select_interface(&card, &s).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))
+}
+
 /// Chooses the interface a client uses from an Agent Card (its JSON bytes, v1.0 or v0.3
 /// shape). `bindings` and `versions` say what the client speaks, as comma-separated lists
 /// (`"JSONRPC,HTTP+JSON,GRPC"`, `"1.0,0.3"`); NULL means all three bindings and "1.0,0.3".
@@ -349,9 +363,7 @@ pub extern "C" fn a2a_select_interface(
 ) -> a2a_result {
     guard(|| {
         let o = out(interface_out, "interface_out")?;
-        let card = read_card(bytes_arg(card_json, card_json_len, "card_json")?)?;
-        let s = support(crate::opt_str_arg(bindings, bindings_len, "bindings")?, crate::opt_str_arg(versions, versions_len, "versions")?)?;
-        let sel = a2a::card::select_interface(&card, &s).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))?;
+        let sel = select(card_json, card_json_len, bindings, bindings_len, versions, versions_len)?;
         box_out(o, a2a_interface::new(sel));
         Ok(())
     })

@@ -5,7 +5,7 @@
 //!
 //! A client core and its exchanges are used by one thread at a time each.
 
-use crate::codec::{a2a_interface, read_card, support};
+use crate::codec::a2a_interface;
 use crate::{a2a_error, a2a_header, a2a_result, a2a_str, arg, arg_mut, box_out, bytes_arg, guard, guard_value, invalid, out, timestamp};
 use a2a::client::{Client, Exchange, Finished, Step};
 use a2a::http::OutgoingRequest;
@@ -94,9 +94,7 @@ pub extern "C" fn a2a_client_core_new(
 ) -> a2a_result {
     guard(|| {
         let o = out(client_out, "client_out")?;
-        let card = read_card(bytes_arg(card_json, card_json_len, "card_json")?)?;
-        let s = support(crate::opt_str_arg(bindings, bindings_len, "bindings")?, crate::opt_str_arg(versions, versions_len, "versions")?)?;
-        let sel = a2a::card::select_interface(&card, &s).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))?;
+        let sel = crate::codec::select(card_json, card_json_len, bindings, bindings_len, versions, versions_len)?;
         box_out(o, a2a_client_core { inner: Client::new(sel.clone()), iface: a2a_interface::new(sel) });
         Ok(())
     })

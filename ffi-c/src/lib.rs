@@ -391,12 +391,12 @@ mod tests {
     /// Every exported function's body is behind the panic boundary: its first statement is
     /// `guard(` or `guard_value(`, or it only returns a static string.
     #[test]
-    fn every_export_is_behind_the_panic_boundary() {
+    fn every_export_is_behind_the_panic_boundary() -> std::io::Result<()> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut exports = 0;
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let text = std::fs::read_to_string(&path).unwrap();
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            let text = std::fs::read_to_string(&path)?;
             let mut lines = text.lines().peekable();
             while let Some(line) = lines.next() {
                 if !line.contains("pub extern \"C\" fn ") {
@@ -422,5 +422,6 @@ mod tests {
             }
         }
         assert!(exports > 100, "found only {exports} exports");
+        Ok(())
     }
 }
