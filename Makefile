@@ -7,9 +7,9 @@ FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
-	interop-py c-lib c-header c-header-check install c-test bench-c
+	interop-py c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test
 
-test: deps fmt-check unit oracle interop c-test nostd bench-build fuzz-smoke
+test: deps fmt-check unit oracle interop c-test py-test nostd bench-build fuzz-smoke
 	@echo "make test: all passed"
 
 CBINDGEN_VERSION := 0.29.4
@@ -164,3 +164,35 @@ demo:
 clean:
 	$(CARGO) clean
 	rm -rf fuzz/corpus fuzz/artifacts fuzz/target
+
+# ---- The Python binding (ffi-python/): pip install a2a-wire, import a2a_wire -------------
+# `make py-test` builds the sdist, builds the wheel from that sdist, installs the wheel into a
+# clean venv and runs stubtest, mypy --strict and pytest there; then installs from source
+# (`pip install ./ffi-python`, as the README says) into another clean venv and runs the
+# README's Python commands with it. Every build shares target/ (CARGO_TARGET_DIR).
+PY_DIST := target/py-dist
+PY_TOOLS := target/py-tools
+PY_WHEEL_VENV := target/py-wheel-venv
+PY_SRC_VENV := target/py-src-venv
+PIP_Q := -q --disable-pip-version-check
+PY_CARGO := CARGO_TARGET_DIR=$(CURDIR)/target
+
+py-dist:
+	test -x $(PY_TOOLS)/bin/maturin || (python3 -m venv $(PY_TOOLS) && $(PY_TOOLS)/bin/pip install $(PIP_Q) maturin==1.16.0)
+	rm -rf $(PY_DIST) && mkdir -p $(PY_DIST)
+	$(PY_TOOLS)/bin/maturin sdist -m ffi-python/Cargo.toml -o $(PY_DIST)
+	$(PY_CARGO) $(PY_TOOLS)/bin/pip wheel $(PIP_Q) --no-deps -w $(PY_DIST) $(PY_DIST)/a2a_wire-*.tar.gz
+
+# Regenerates python/a2a_wire/_model.pyi from the generator (commit the result); the tests
+# fail when the committed copy drifts.
+py-stubs: py-dist
+	rm -rf $(PY_WHEEL_VENV) && python3 -m venv $(PY_WHEEL_VENV)
+	$(PY_WHEEL_VENV)/bin/pip install $(PIP_Q) $(PY_DIST)/a2a_wire-*.whl
+	cd /tmp && $(CURDIR)/$(PY_WHEEL_VENV)/bin/python -c "import a2a_wire._a2a_wire as m, sys; sys.stdout.write(m._MODEL_STUB)" > $(CURDIR)/ffi-python/python/a2a_wire/_model.pyi
+
+py-test: py-dist
+	rm -rf $(PY_WHEEL_VENV) && python3 -m venv $(PY_WHEEL_VENV)
+	$(PY_WHEEL_VENV)/bin/pip install $(PIP_Q) $(PY_DIST)/a2a_wire-*.whl -r ffi-python/tests/requirements.txt
+	cd /tmp && $(CURDIR)/$(PY_WHEEL_VENV)/bin/python -m mypy.stubtest a2a_wire
+	$(PY_WHEEL_VENV)/bin/python -m mypy --strict ffi-python/python/a2a_wire
+	cd ffi-python/tests && $(CURDIR)/$(PY_WHEEL_VENV)/bin/python -m pytest -q -p no:cacheprovider .

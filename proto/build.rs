@@ -46,6 +46,9 @@ fn main() {
         .unwrap_or_else(|e| panic!("prost-build failed: {e}"));
 
     let pool = compiler.descriptor_pool();
+    // The whole pool (with the google.api annotations) for generators in other crates'
+    // build scripts: `a2a_wire_proto::FILE_DESCRIPTOR_SET`.
+    std::fs::write(out.join("a2a.fds"), pool.encode_to_vec()).expect("OUT_DIR is writable");
     let code = protojson::generate(&pool);
     std::fs::write(out.join("protojson.rs"), code).expect("OUT_DIR is writable");
 }

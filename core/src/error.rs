@@ -352,6 +352,12 @@ impl A2aError {
         };
         A2aError { violations, ..A2aError::with_message(ErrorKind::InvalidParams, message) }
     }
+    /// Replaces the field violations (any kind may carry them; they travel as a
+    /// `google.rpc.BadRequest` detail). Used by bindings that rebuild an error a user raised.
+    pub fn with_violations(mut self, violations: Vec<Violation>) -> Self {
+        self.violations = violations;
+        self
+    }
     /// A validation error for one field.
     pub fn invalid_field(field: &str, description: impl Into<Cow<'static, str>>) -> Self {
         A2aError::invalid_params(alloc::vec![Violation { field: String::from(field), description: description.into() }])

@@ -61,6 +61,12 @@ pub use lf::a2a::v1;
 pub mod json;
 pub mod validate;
 
+/// The encoded `google.protobuf.FileDescriptorSet` of this crate's protos and everything they
+/// import (the `google.api` annotations included), for code generators in other crates'
+/// build scripts (the Python binding generates its model classes from it). A `const` that
+/// nobody reads costs no space in a binary.
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/a2a.fds"));
+
 #[allow(clippy::all, deprecated)]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/protojson.rs"));

@@ -52,13 +52,16 @@ fn losses(l: &[Loss]) -> Vec<String> {
     l.iter().map(|l| alloc::format!("{l}")).collect()
 }
 
-fn to_v1<T>(input: &[u8], v1_type: &'static str) -> Result<Translation, V03Error>
+fn to_v1<T>(input: &[u8], v1_type: &'static str, translate: bool) -> Result<Translation, V03Error>
 where
     T: serde::de::DeserializeOwned + Serialize + ToV1,
     T::V1: crate::codec::Message,
 {
     let v: T = decode(input).map_err(V03Error::Decode)?;
     let v03_json = encode(&v).map_err(V03Error::Encode)?;
+    if !translate {
+        return Ok(Translation { v03_json, v1_type, v1_json: Vec::new(), losses: Vec::new() });
+    }
     let c = v.to_v1().map_err(V03Error::Convert)?;
     let v1_json = json::encode(&c.value).map_err(V03Error::Encode)?;
     Ok(Translation { v03_json, v1_type, v1_json, losses: losses(&c.losses) })
@@ -90,34 +93,44 @@ pub const TYPE_NAMES: &[&str] = &[
 /// Decodes `input` as the v0.3 type `type_name` (see `tests/vectors/README.md` for the
 /// names) and translates it to v1.0.
 pub fn translate_to_v1(type_name: &str, input: &[u8]) -> Result<Translation, V03Error> {
+    dispatch_to_v1(type_name, input, true)
+}
+
+/// Decodes `input` as the v0.3 type `type_name` and returns its canonical v0.3 JSON, without
+/// translating it (a valid v0.3 object need not have a v1.0 form).
+pub fn canonical_v03(type_name: &str, input: &[u8]) -> Result<Vec<u8>, V03Error> {
+    dispatch_to_v1(type_name, input, false).map(|t| t.v03_json)
+}
+
+fn dispatch_to_v1(type_name: &str, input: &[u8], translate: bool) -> Result<Translation, V03Error> {
     match type_name {
-        "Task" => to_v1::<Task>(input, "lf.a2a.v1.Task"),
-        "Message" => to_v1::<Message>(input, "lf.a2a.v1.Message"),
-        "Part" => to_v1::<Part>(input, "lf.a2a.v1.Part"),
-        "Artifact" => to_v1::<Artifact>(input, "lf.a2a.v1.Artifact"),
-        "TaskStatus" => to_v1::<TaskStatus>(input, "lf.a2a.v1.TaskStatus"),
-        "TaskStatusUpdateEvent" => to_v1::<TaskStatusUpdateEvent>(input, "lf.a2a.v1.TaskStatusUpdateEvent"),
-        "TaskArtifactUpdateEvent" => to_v1::<TaskArtifactUpdateEvent>(input, "lf.a2a.v1.TaskArtifactUpdateEvent"),
-        "StreamEvent" => to_v1::<StreamEvent>(input, "lf.a2a.v1.StreamResponse"),
-        "SendMessageResult" => to_v1::<SendMessageResult>(input, "lf.a2a.v1.SendMessageResponse"),
-        "MessageSendParams" => to_v1::<MessageSendParams>(input, "lf.a2a.v1.SendMessageRequest"),
-        "TaskQueryParams" => to_v1::<TaskQueryParams>(input, "lf.a2a.v1.GetTaskRequest"),
-        "TaskIdParams" => to_v1::<TaskIdParams>(input, "lf.a2a.v1.CancelTaskRequest"),
-        "PushNotificationConfig" => to_v1::<PushNotificationConfig>(input, "lf.a2a.v1.TaskPushNotificationConfig"),
-        "TaskPushNotificationConfig" => to_v1::<TaskPushNotificationConfig>(input, "lf.a2a.v1.TaskPushNotificationConfig"),
+        "Task" => to_v1::<Task>(input, "lf.a2a.v1.Task", translate),
+        "Message" => to_v1::<Message>(input, "lf.a2a.v1.Message", translate),
+        "Part" => to_v1::<Part>(input, "lf.a2a.v1.Part", translate),
+        "Artifact" => to_v1::<Artifact>(input, "lf.a2a.v1.Artifact", translate),
+        "TaskStatus" => to_v1::<TaskStatus>(input, "lf.a2a.v1.TaskStatus", translate),
+        "TaskStatusUpdateEvent" => to_v1::<TaskStatusUpdateEvent>(input, "lf.a2a.v1.TaskStatusUpdateEvent", translate),
+        "TaskArtifactUpdateEvent" => to_v1::<TaskArtifactUpdateEvent>(input, "lf.a2a.v1.TaskArtifactUpdateEvent", translate),
+        "StreamEvent" => to_v1::<StreamEvent>(input, "lf.a2a.v1.StreamResponse", translate),
+        "SendMessageResult" => to_v1::<SendMessageResult>(input, "lf.a2a.v1.SendMessageResponse", translate),
+        "MessageSendParams" => to_v1::<MessageSendParams>(input, "lf.a2a.v1.SendMessageRequest", translate),
+        "TaskQueryParams" => to_v1::<TaskQueryParams>(input, "lf.a2a.v1.GetTaskRequest", translate),
+        "TaskIdParams" => to_v1::<TaskIdParams>(input, "lf.a2a.v1.CancelTaskRequest", translate),
+        "PushNotificationConfig" => to_v1::<PushNotificationConfig>(input, "lf.a2a.v1.TaskPushNotificationConfig", translate),
+        "TaskPushNotificationConfig" => to_v1::<TaskPushNotificationConfig>(input, "lf.a2a.v1.TaskPushNotificationConfig", translate),
         "GetTaskPushNotificationConfigParams" => {
-            to_v1::<GetTaskPushNotificationConfigParams>(input, "lf.a2a.v1.GetTaskPushNotificationConfigRequest")
+            to_v1::<GetTaskPushNotificationConfigParams>(input, "lf.a2a.v1.GetTaskPushNotificationConfigRequest", translate)
         }
         "ListTaskPushNotificationConfigParams" => {
-            to_v1::<ListTaskPushNotificationConfigParams>(input, "lf.a2a.v1.ListTaskPushNotificationConfigsRequest")
+            to_v1::<ListTaskPushNotificationConfigParams>(input, "lf.a2a.v1.ListTaskPushNotificationConfigsRequest", translate)
         }
         "DeleteTaskPushNotificationConfigParams" => {
-            to_v1::<DeleteTaskPushNotificationConfigParams>(input, "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest")
+            to_v1::<DeleteTaskPushNotificationConfigParams>(input, "lf.a2a.v1.DeleteTaskPushNotificationConfigRequest", translate)
         }
         "TaskPushNotificationConfigList" => {
-            to_v1::<Vec<TaskPushNotificationConfig>>(input, "lf.a2a.v1.ListTaskPushNotificationConfigsResponse")
+            to_v1::<Vec<TaskPushNotificationConfig>>(input, "lf.a2a.v1.ListTaskPushNotificationConfigsResponse", translate)
         }
-        "AgentCard" => to_v1::<AgentCard>(input, "lf.a2a.v1.AgentCard"),
+        "AgentCard" => to_v1::<AgentCard>(input, "lf.a2a.v1.AgentCard", translate),
         _ => Err(V03Error::UnknownType(String::from(type_name))),
     }
 }
