@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
-	interop-py c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test
+	interop-py c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python
 
 test: deps fmt-check unit oracle interop c-test py-test nostd bench-build fuzz-smoke
 	@echo "make test: all passed"
@@ -195,4 +195,14 @@ py-test: py-dist
 	$(PY_WHEEL_VENV)/bin/pip install $(PIP_Q) $(PY_DIST)/a2a_wire-*.whl -r ffi-python/tests/requirements.txt
 	cd /tmp && $(CURDIR)/$(PY_WHEEL_VENV)/bin/python -m mypy.stubtest a2a_wire
 	$(PY_WHEEL_VENV)/bin/python -m mypy --strict ffi-python/python/a2a_wire
+	cd examples/python && $(CURDIR)/$(PY_WHEEL_VENV)/bin/python -m mypy --strict .
 	cd ffi-python/tests && $(CURDIR)/$(PY_WHEEL_VENV)/bin/python -m pytest -q -p no:cacheprovider .
+	ffi-python/tests/readme.sh
+
+# The Python binding's benchmarks (bench/python/run.py; results in BENCHMARKS.md): the codec
+# against the official SDK's path and json.loads+dumps, and the Python agent on the ready
+# server and under uvicorn against the official SDK server, through bench/server/run.py.
+bench-python: py-test
+	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-bench --bins
+	$(PY_WHEEL_VENV)/bin/python bench/python/run.py

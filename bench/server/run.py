@@ -150,6 +150,7 @@ def main():
     ap.add_argument("--skip-sdks", action="store_true")
     ap.add_argument("--c-agent", help="also measure this build of examples/c/agent.c (the C agent on the ready server)")
     ap.add_argument("--rust-echo", help="also measure this build of bench/src/bin/echo_server.rs (the Rust demo agent on the host the bindings use)")
+    ap.add_argument("--py", help="also measure the Python demo agent on the ready server (py-ready) and mounted under uvicorn (py-asgi), run by this Python (a venv with a2a_wire and a2a-sdk), which then runs the SDK server too")
     ap.add_argument("--only", help="comma-separated server names to measure (SSE and memory are then skipped)")
     ap.add_argument("--out", default=str(TARGET / "bench-server.json"))
     args = ap.parse_args()
@@ -159,7 +160,7 @@ def main():
     print(f"CPU: {results['cpu_model']} ({results['cpus']} CPUs)", file=sys.stderr)
 
     # --- 1. SendMessage with wrk -------------------------------------------------------------
-    py = TARGET / "interop-py-venv" / "bin" / "python"
+    py = Path(args.py) if args.py else TARGET / "interop-py-venv" / "bin" / "python"
     specs = []
     ours_port = free_port()
     specs.append(("a2a-wire", lambda p: [str(REL / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{p}", "--store", "memory"], "/a2a/jsonrpc", True))
@@ -170,6 +171,9 @@ def main():
         specs.append(("rust-echo", lambda p: [str(Path(args.rust_echo).resolve()), f"127.0.0.1:{p}", "future", "silent"], "/a2a/jsonrpc", True))
     if args.c_agent:
         specs.append(("c-agent", lambda p: [str(Path(args.c_agent).resolve()), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
+    if args.py:
+        specs.append(("py-ready", lambda p: [str(py), str(ROOT / "examples/python/agent.py"), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
+        specs.append(("py-asgi", lambda p: [str(py), str(ROOT / "examples/python/mounted.py"), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
     if not args.skip_sdks:
         specs.append(("python-sdk", lambda p: [str(py), str(ROOT / "tests/interop/python/their_server.py"), "--port", str(p)], "/a2a/jsonrpc", True))
         specs.append(("js-sdk", lambda p: ["node", str(ROOT / "tests/interop/js/their_server.mjs"), "--port", str(p)], "/a2a/jsonrpc", True))

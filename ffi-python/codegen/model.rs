@@ -245,6 +245,14 @@ pub fn generate(pool: &DescriptorPool) -> Output {
         stub.push('\n');
     }
     rust.push_str("];\n\n");
+    for (i, e) in enums.iter().enumerate() {
+        let _ = writeln!(
+            rust,
+            "/// Index of `{}` in [`ENUMS`].\npub const ENUM_{}: usize = {i};",
+            e.full_name(),
+            e.name().to_shouty_snake_case()
+        );
+    }
 
     // Messages.
     let mut register = String::from("pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {\n");
@@ -265,7 +273,6 @@ pub fn generate(pool: &DescriptorPool) -> Output {
             rust,
             "#[doc = {doc:?}]\n#[pyclass(module = \"a2a_wire\", name = {py:?}, frozen, eq)]\n#[derive(Clone, PartialEq, Default)]\npub struct Py{py}(pub {rty});\n"
         );
-        let _ = writeln!(rust, "impl rt::Model for Py{py} {{\n    type Inner = {rty};\n    const NAME: &'static str = {py:?};\n    fn inner(&self) -> &{rty} {{ &self.0 }}\n    fn wrap(inner: {rty}) -> Self {{ Py{py}(inner) }}\n}}\n");
 
         // set_field
         let _ = writeln!(

@@ -32,6 +32,7 @@ class!(not_a2a_class, "NotA2AError");
 class!(protocol_class, "ProtocolError");
 class!(cannot_send_class, "CannotSendError");
 class!(transport_class, "TransportError");
+class!(card_class, "CardError");
 class!(syntax_class, "JsonSyntaxError");
 class!(invalid_value_class, "InvalidValueError");
 class!(missing_class, "MissingFieldError");
@@ -235,4 +236,8 @@ pub(crate) fn _render_error<'py>(err: &Bound<'py, PyAny>, form: &str) -> PyResul
 
 pub(crate) fn cannot_send(py: Python<'_>, message: &str) -> PyErr {
     make(cannot_send_class(py), (message,), None)
+}
+
+pub(crate) fn card_error(py: Python<'_>, message: &str) -> PyErr {
+    make(card_class(py), (message,), None)
 }

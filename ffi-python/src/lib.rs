@@ -10,8 +10,12 @@
 //! `#[pymethods]` into `pyo3_runtime.PanicException`, and the code here is written not to
 //! panic at all (every input is checked and refused with a Python exception).
 
+mod client;
 mod errors;
 mod model;
+mod run;
+mod server;
+mod service;
 mod wire;
 
 use pyo3::prelude::*;
@@ -22,8 +26,13 @@ fn _a2a_wire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("_MODEL_STUB", model::STUB)?;
     m.add("_MODEL_NAMES", model::generated::NAMES.to_vec())?;
+    m.add("AGENT_FAILED", a2a::engine::AGENT_FAILED)?;
     model::register_enums(m)?;
     model::register(m)?;
+    m.add_class::<run::Run>()?;
+    m.add_class::<server::ReadyServer>()?;
+    m.add_class::<service::ServiceHost>()?;
+    m.add_class::<client::ClientHub>()?;
     m.add_function(wrap_pyfunction!(errors::_error_table, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_render_error, m)?)?;
     m.add_function(wrap_pyfunction!(wire::_v03_to_v1, m)?)?;

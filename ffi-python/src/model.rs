@@ -15,7 +15,7 @@ use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, 
 use std::collections::BTreeMap;
 
 pub(crate) mod generated {
-    #![allow(clippy::all, unused_variables, non_snake_case, deprecated)]
+    #![allow(clippy::all, unused_variables, non_snake_case, deprecated, dead_code)]
     use super as rt;
     use a2a::v1;
     use pyo3::prelude::*;
@@ -23,20 +23,11 @@ pub(crate) mod generated {
     include!(concat!(env!("OUT_DIR"), "/model.rs"));
 }
 
-#[allow(unused_imports)]
-pub use generated::{class_of, register, ENUMS};
+pub use generated::{class_of, register, ENUMS, ENUM_TASK_STATE as TASK_STATE};
 
 /// The stub the generator wrote next to the classes (the tests compare it with the committed
 /// `_model.pyi`).
 pub const STUB: &str = include_str!(concat!(env!("OUT_DIR"), "/model.pyi"));
-
-/// What the generated classes share.
-pub trait Model: Sized {
-    type Inner: codec::Message + Clone + Send + Sync;
-    const NAME: &'static str;
-    fn inner(&self) -> &Self::Inner;
-    fn wrap(inner: Self::Inner) -> Self;
-}
 
 // ---------------------------------------------------------------- enums
 

@@ -23,3 +23,25 @@ def load_vectors(sub: str) -> list[tuple[str, dict[str, Any]]]:
 @pytest.fixture(scope="session")
 def sample_task_json() -> str:
     return json.dumps(json.loads((VECTORS / "bench" / "sample_task.json").read_text())["wire"], separators=(",", ":"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Runs ``async def`` tests on a fresh event loop each (no plugin needed), bounded."""
+    import asyncio
+    import inspect
+
+    fn = pyfuncitem.obj
+    if not inspect.iscoroutinefunction(fn):
+        return None
+    kwargs = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+
+    async def bounded() -> None:
+        await asyncio.wait_for(fn(**kwargs), ASYNC_TEST_TIMEOUT)
+
+    asyncio.run(bounded())
+    return True
+
+
+#: No async test may run longer than this (seconds).
+ASYNC_TEST_TIMEOUT = 120

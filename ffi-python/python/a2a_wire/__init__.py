@@ -97,6 +97,7 @@ __all__ = [
     "ProtocolError",
     "CannotSendError",
     "TransportError",
+    "CardError",
     "ValidationError",
     "JsonSyntaxError",
     "InvalidValueError",

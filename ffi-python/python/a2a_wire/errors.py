@@ -50,6 +50,7 @@ __all__ = [
     "ProtocolError",
     "CannotSendError",
     "TransportError",
+    "CardError",
     "ValidationError",
     "JsonSyntaxError",
     "InvalidValueError",
@@ -295,6 +296,10 @@ class CannotSendError(ClientError):
 
 class TransportError(ClientError):
     """No answer: the connection failed, was refused, timed out or closed early."""
+
+
+class CardError(ClientError):
+    """The Agent Card could not be fetched or read, or offers no interface the client speaks."""
 
 
 class ValidationError(ValueError):

@@ -1,0 +1,333 @@
+"""The A2A service as an ASGI application, to mount into the app you already run.
+
+::
+
+    from fastapi import FastAPI
+    from a2a_wire.asgi import A2AApp
+
+    a2a = A2AApp(agent, card)              # card: an AgentCard whose interfaces point here
+    app = FastAPI(lifespan=a2a.lifespan)   # mounted apps get no lifespan events of their own
+    app.mount("/", a2a)                    # after your own routes
+
+The app serves what the card lists (JSON-RPC and HTTP+JSON, v1.0 and v0.3, with SSE
+streaming) and the card itself at ``/.well-known/agent-card.json``. Every protocol decision
+is the Rust core's sans-IO service, called without the GIL; this module only moves ASGI
+messages in and out. gRPC needs HTTP/2 trailers, which ASGI servers do not offer: serve
+gRPC with the ready server (``a2a_wire.server.AgentServer``) instead.
+
+The service must see request paths as the client sent them (they are matched against the
+card's URLs): the app takes ``root_path`` into account, so it works mounted under a prefix
+too, as long as the card's URLs include that prefix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import socket
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import Any, NamedTuple, Union
+
+from . import _a2a_wire
+from ._model import AgentCard
+from .errors import A2AError, InternalError
+from .server import Executor, _Runner
+
+__all__ = ["A2AApp", "AuthRequest", "Authenticator"]
+
+log = logging.getLogger("a2a_wire")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+#: Bytes of a stream a slow client may leave unsent before it is cut off (it then
+#: resubscribes and starts again from the current task).
+STREAM_BUFFER = 4 * 1024 * 1024
+
+
+class AuthRequest(NamedTuple):
+    """A call to judge: its operation, how it came, and its credentials (``Authorization``,
+    ``Cookie`` and the headers of the card's API-key schemes, names lowercase)."""
+
+    method: str
+    binding: str
+    version: str
+    tenant: str
+    headers: dict[str, str]
+
+
+#: Judges a call: returns the principal (a name for the caller; None: anonymous, allowed)
+#: or raises ``UnauthenticatedError`` / ``PermissionDeniedError``. May be ``async``.
+Authenticator = Callable[[AuthRequest], Union[str, None, Awaitable[Union[str, None]]]]
+
+
+class _Call:
+    __slots__ = ("items", "wakeup", "queued")
+
+    def __init__(self) -> None:
+        self.items: deque[tuple[Any, ...]] = deque()
+        self.wakeup = asyncio.Event()
+        self.queued = 0
+
+
+class A2AApp:
+    """An ASGI app serving ``executor`` (see ``a2a_wire.server``) under ``card``.
+
+    ``authenticate`` judges every call (see :data:`Authenticator`); without it every call is
+    anonymous and ``extended_card`` is never served (only authenticated callers get it).
+    ``max_body`` bounds request bodies (bytes); ``allow_private_webhooks`` lets push
+    notifications go to loopback and private addresses (tests; the SSRF guard refuses them
+    by default). The service starts on the first request or at ASGI lifespan startup, on the
+    event loop that runs the app, and stops at lifespan shutdown (or ``await app.aclose()``).
+    """
+
+    def __init__(
+        self,
+        executor: Executor,
+        card: AgentCard,
+        *,
+        extended_card: AgentCard | None = None,
+        authenticate: Authenticator | None = None,
+        max_body: int = 8 * 1024 * 1024,
+        allow_private_webhooks: bool = False,
+        shutdown_timeout: float = 5.0,
+    ) -> None:
+        self._executor = executor
+        self._card = card
+        self._extended_card = extended_card
+        self._authenticate = authenticate
+        self._max_body = max_body
+        self._allow_private = allow_private_webhooks
+        self._shutdown_timeout = shutdown_timeout
+        self._service: _a2a_wire.ServiceHost | None = None
+        self._runner: _Runner | None = None
+        self._calls: dict[int, _Call] = {}
+        self._watch: socket.socket | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._judging: set[asyncio.Future[None]] = set()
+
+    @property
+    def card(self) -> AgentCard:
+        return self._card
+
+    def _start(self) -> _a2a_wire.ServiceHost:
+        if self._service is not None:
+            return self._service
+        loop = asyncio.get_running_loop()
+        service = _a2a_wire.ServiceHost(
+            self._card,
+            extended_card=self._extended_card,
+            authenticate=self._authenticate is not None,
+            max_body=self._max_body,
+            allow_private_webhooks=self._allow_private,
+        )
+        self._loop = loop
+        self._runner = _Runner(self._executor, loop, None)
+        self._watch = socket.socket(fileno=service.take_watch_fd())
+        self._watch.setblocking(False)
+        loop.add_reader(self._watch.fileno(), self._wake)
+        self._service = service
+        return service
+
+    def _wake(self) -> None:
+        assert self._watch is not None
+        try:
+            while self._watch.recv(4096):
+                pass
+        except BlockingIOError:
+            pass
+        self._pump()
+
+    def _pump(self) -> None:
+        service = self._service
+        if service is None:
+            return
+        runner = self._runner
+        assert runner is not None
+        for out in service.poll():
+            kind = out[0]
+            if kind == "start":
+                runner.start(out[1])
+            elif kind == "cancel":
+                runner.cancel(out[1])
+            elif kind == "authenticate":
+                request = AuthRequest(out[2], out[3], out[4], out[5], dict(out[6]))
+                task = asyncio.ensure_future(self._judge(out[1], request))
+                self._judging.add(task)
+                task.add_done_callback(self._judging.discard)
+            else:
+                call = self._calls.get(out[1])
+                if call is None:
+                    continue
+                call.items.append(out)
+                if kind == "frame":
+                    call.queued += len(out[2])
+                    if call.queued > STREAM_BUFFER:
+                        service.slow_consumer(out[1])
+                call.wakeup.set()
+        self._schedule_timer(service)
+
+    async def _judge(self, call: int, request: AuthRequest) -> None:
+        assert self._authenticate is not None
+        error: A2AError | None = None
+        principal: str | None = None
+        try:
+            result = self._authenticate(request)
+            principal = await result if inspect.isawaitable(result) else result
+        except A2AError as e:
+            error = e
+        except Exception:
+            log.exception("the authenticator raised")
+            error = InternalError("authentication failed")
+        if self._service is not None:
+            self._service.authenticated(call, principal, error)
+            self._pump()
+
+    def _schedule_timer(self, service: _a2a_wire.ServiceHost) -> None:
+        delay = service.next_timeout()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if delay is not None and self._loop is not None:
+            self._timer = self._loop.call_later(delay, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self._service is not None:
+            self._service.timeout()
+            self._pump()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Any = None) -> AsyncIterator[None]:
+        """The service's lifetime as a lifespan context for the enclosing app
+        (``FastAPI(lifespan=a2a.lifespan)``, ``Starlette(lifespan=...)``): Starlette does not
+        pass lifespan events to mounted apps, so without it runs still going at shutdown are
+        not canceled."""
+        self._start()
+        try:
+            yield
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stops the service: open streams end with Unavailable, waiting calls are answered,
+        runs still going are canceled (waiting up to ``shutdown_timeout``)."""
+        service = self._service
+        if service is None:
+            return
+        service.shutdown()
+        self._pump()
+        assert self._runner is not None
+        await self._runner.cancel_all(self._shutdown_timeout)
+        self._pump()
+        if self._watch is not None and self._loop is not None:
+            self._loop.remove_reader(self._watch.fileno())
+            self._watch.close()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._service = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "lifespan":
+            await self._lifespan(receive, send)
+        # websocket and others: not ours; close as ASGI asks.
+        elif kind == "websocket":
+            await send({"type": "websocket.close", "code": 1000})
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    self._start()
+                except Exception as e:  # the service refused the card
+                    await send({"type": "lifespan.startup.failed", "message": str(e)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        service = self._start()
+        # The body, up to one byte past the limit (the service answers what is too long).
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            if chunk and size <= self._max_body:
+                chunks.append(chunk)
+                size += len(chunk)
+            more = message.get("more_body", False)
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        path: str = scope.get("path", "/")
+        root: str = scope.get("root_path", "")
+        if root and not path.startswith(root):
+            path = root + path
+        query: bytes = scope.get("query_string", b"")
+        target = f"{path}?{query.decode('latin-1')}" if query else path
+        call = _Call()
+        call_id = service.request(scope.get("method", "GET"), target, scope.get("headers", []), body)
+        self._calls[call_id] = call
+        try:
+            await self._answer(call_id, call, receive, send)
+        finally:
+            self._calls.pop(call_id, None)
+
+    async def _answer(self, call_id: int, call: _Call, receive: Receive, send: Send) -> None:
+        self._pump()
+        watcher: asyncio.Task[None] | None = None
+        try:
+            while True:
+                while not call.items:
+                    if watcher is None:
+                        watcher = asyncio.ensure_future(self._watch_disconnect(receive, call_id, call))
+                    call.wakeup.clear()
+                    await call.wakeup.wait()
+                out = call.items.popleft()
+                kind = out[0]
+                if kind == "gone":
+                    return
+                if kind == "answer":
+                    await send({"type": "http.response.start", "status": out[2], "headers": out[3]})
+                    await send({"type": "http.response.body", "body": out[4]})
+                    return
+                if kind == "head":
+                    await send({"type": "http.response.start", "status": out[2], "headers": out[3]})
+                elif kind == "frame":
+                    call.queued -= len(out[2])
+                    await send({"type": "http.response.body", "body": out[2], "more_body": True})
+                elif kind == "end":
+                    await send({"type": "http.response.body", "body": out[2]})
+                    return
+        except OSError:
+            # The client went away while we wrote.
+            if self._service is not None:
+                self._service.caller_gone(call_id)
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+
+    async def _watch_disconnect(self, receive: Receive, call_id: int, call: _Call) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                if self._service is not None:
+                    self._service.caller_gone(call_id)
+                call.items.append(("gone",))
+                call.wakeup.set()
+                return

@@ -1,0 +1,324 @@
+"""The asyncio client: the eleven A2A operations over JSON-RPC, HTTP+JSON and gRPC, v1.0 and
+v0.3, chosen from the agent's card.
+
+::
+
+    async with await Client.connect("http://127.0.0.1:8000") as client:
+        reply = await client.send_message("hello")          # a Task or a Message
+        async for event in client.send_streaming_message("slow"):
+            print(event)
+
+The work is the Rust transport's client (itself the core's step-function client, so retries
+and error classification follow the core's rules) on its own threads; results come back to
+the event loop without blocking it. Calls may overlap (each uses its own connection from a
+small pool). A stream is an async iterator; leaving the loop early, ``aclose()`` or
+cancelling the task that iterates closes its connection (the task goes on at the server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import uuid
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import _a2a_wire
+from ._model import (
+    AgentCard,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    SendMessageResponse,
+    StreamResponse,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+)
+from .errors import ProtocolError
+from .protocol import BINDINGS, VERSIONS, SelectedInterface
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["Client", "Stream", "connect", "user_message"]
+
+
+def user_message(text: str, *, task_id: str = "", context_id: str = "") -> Message:
+    """A user message of one text part with a fresh id."""
+    return Message(message_id=uuid.uuid4().hex, role=Role.USER, parts=[Part(text=text)], task_id=task_id, context_id=context_id)
+
+
+class Stream:
+    """The events of one stream (``StreamResponse``: ``task``, ``message``, ``status_update``
+    or ``artifact_update``), as an async iterator. Errors the server sends end the stream and
+    raise here."""
+
+    def __init__(self, client: Client, stream_id: int) -> None:
+        self._client = client
+        self._id = stream_id
+        self._done = False
+
+    def __aiter__(self) -> Stream:
+        return self
+
+    async def __anext__(self) -> StreamResponse:
+        if self._done:
+            raise StopAsyncIteration
+        try:
+            event = await self._client._next(self._id)
+        except BaseException:
+            # An error ends the stream; so does cancelling the task that waits here.
+            await self.aclose()
+            raise
+        if event is None:
+            self._done = True
+            raise StopAsyncIteration
+        return event
+
+    async def aclose(self) -> None:
+        """Closes the stream's connection (the task goes on at the server)."""
+        if not self._done:
+            self._done = True
+            self._client._hub.stream_close(self._id)
+
+    async def __aenter__(self) -> Stream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class Client:
+    """A client bound to one interface of one agent. Make it with ``await Client.connect(url)``."""
+
+    def __init__(self) -> None:
+        self._hub = _a2a_wire.ClientHub()
+        self._loop = asyncio.get_running_loop()
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._token = 0
+        self._watch = socket.socket(fileno=self._hub.take_watch_fd())
+        self._watch.setblocking(False)
+        self._loop.add_reader(self._watch.fileno(), self._wake)
+        self._card: AgentCard | None = None
+        self._closed = False
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        *,
+        bindings: Sequence[str] = BINDINGS,
+        versions: Sequence[str] = VERSIONS,
+        timeout: float = 30.0,
+        headers: Mapping[str, str] | None = None,
+        extensions: Sequence[str] = (),
+    ) -> Client:
+        """Fetches the agent's card (``url`` is its base URL or its card's URL) and selects the
+        interface: the card's first entry whose binding is in ``bindings`` decides the binding,
+        the most preferred of ``versions`` it offers the version. ``timeout`` bounds each call
+        (seconds); ``headers`` go with every request (``Authorization``); ``extensions`` are
+        declared in ``A2A-Extensions``."""
+        client = cls()
+        try:
+            card = await client._submit(
+                client._hub.connect, url, list(bindings), list(versions), timeout, list((headers or {}).items()), list(extensions)
+            )
+        except BaseException:
+            await client.aclose()
+            raise
+        client._card = card
+        return client
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _wake(self) -> None:
+        try:
+            while self._watch.recv(4096):
+                pass
+        except BlockingIOError:
+            pass
+        for token, ok, value in self._hub.take():
+            fut = self._pending.pop(token, None)
+            if fut is None or fut.done():
+                continue
+            if ok:
+                fut.set_result(value)
+            else:
+                fut.set_exception(value)
+
+    async def _submit(self, fn: Any, *args: Any) -> Any:
+        if self._closed:
+            raise RuntimeError("the client is closed")
+        self._token += 1
+        token = self._token
+        fut: asyncio.Future[Any] = self._loop.create_future()
+        self._pending[token] = fut
+        try:
+            fn(token, *args)
+        except BaseException:
+            self._pending.pop(token, None)
+            raise
+        return await fut
+
+    async def _next(self, stream_id: int) -> StreamResponse | None:
+        self._token += 1
+        token = self._token
+        fut: asyncio.Future[Any] = self._loop.create_future()
+        self._pending[token] = fut
+        if not self._hub.stream_next(token, stream_id):
+            self._pending.pop(token, None)
+            return None
+        result: StreamResponse | None = await fut
+        return result
+
+    async def _call(self, method: str, request: Any) -> Any:
+        return await self._submit(self._hub.call, method, request)
+
+    async def _stream(self, method: str, request: Any) -> Stream:
+        stream_id = await self._submit(self._hub.open_stream, method, request)
+        return Stream(self, stream_id)
+
+    # ------------------------------------------------------------------ what it is
+
+    @property
+    def card(self) -> AgentCard:
+        """The agent's card as fetched (v0.3 cards read into the v1.0 model)."""
+        if self._card is None:
+            raise RuntimeError("the client is not connected")
+        return self._card
+
+    @property
+    def interface(self) -> SelectedInterface:
+        """The interface in use."""
+        i = self._hub.interface()
+        if i is None:
+            raise RuntimeError("the client is not connected")
+        return SelectedInterface(*i)
+
+    # ------------------------------------------------------------------ the operations
+
+    @staticmethod
+    def _send_request(
+        message: Message | str | SendMessageRequest,
+        configuration: SendMessageConfiguration | None,
+        metadata: Mapping[str, Any] | None,
+    ) -> SendMessageRequest:
+        if isinstance(message, SendMessageRequest):
+            return message
+        if isinstance(message, str):
+            message = user_message(message)
+        return SendMessageRequest(message=message, configuration=configuration, metadata=metadata)
+
+    async def send_message(
+        self,
+        message: Message | str | SendMessageRequest,
+        *,
+        configuration: SendMessageConfiguration | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Task | Message:
+        """``SendMessage``: a ``str`` becomes a user message of one text part. Returns the Task
+        to follow, or the agent's direct Message."""
+        response: SendMessageResponse = await self._call("SendMessage", self._send_request(message, configuration, metadata))
+        if response.task is not None:
+            return response.task
+        if response.message is not None:
+            return response.message
+        raise ProtocolError("SendMessage answered neither a task nor a message")
+
+    async def send_streaming_message(
+        self,
+        message: Message | str | SendMessageRequest,
+        *,
+        configuration: SendMessageConfiguration | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Stream:
+        """``SendStreamingMessage``: the stream of the task's events (or the direct reply)."""
+        return await self._stream("SendStreamingMessage", self._send_request(message, configuration, metadata))
+
+    async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
+        """``GetTask``."""
+        result: Task = await self._call("GetTask", GetTaskRequest(id=task_id, history_length=history_length))
+        return result
+
+    async def list_tasks(self, request: ListTasksRequest | None = None, **fields: Any) -> ListTasksResponse:
+        """``ListTasks`` (v1.0 only: a v0.3 interface raises ``CannotSendError``); give a
+        request or its fields (``context_id=``, ``status=``, ``page_size=`` ...)."""
+        if request is None:
+            request = ListTasksRequest(**fields)
+        result: ListTasksResponse = await self._call("ListTasks", request)
+        return result
+
+    async def cancel_task(self, task_id: str) -> Task:
+        """``CancelTask``."""
+        result: Task = await self._call("CancelTask", CancelTaskRequest(id=task_id))
+        return result
+
+    async def subscribe_to_task(self, task_id: str) -> Stream:
+        """``SubscribeToTask``: the current task, then its events."""
+        return await self._stream("SubscribeToTask", SubscribeToTaskRequest(id=task_id))
+
+    async def create_push_config(self, config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
+        """``CreateTaskPushNotificationConfig``."""
+        result: TaskPushNotificationConfig = await self._call("CreateTaskPushNotificationConfig", config)
+        return result
+
+    async def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig:
+        """``GetTaskPushNotificationConfig``."""
+        request = GetTaskPushNotificationConfigRequest(task_id=task_id, id=config_id)
+        result: TaskPushNotificationConfig = await self._call("GetTaskPushNotificationConfig", request)
+        return result
+
+    async def list_push_configs(
+        self, task_id: str, *, page_size: int | None = None, page_token: str | None = None
+    ) -> ListTaskPushNotificationConfigsResponse:
+        """``ListTaskPushNotificationConfigs``."""
+        request = ListTaskPushNotificationConfigsRequest(task_id=task_id, page_size=page_size, page_token=page_token)
+        result: ListTaskPushNotificationConfigsResponse = await self._call("ListTaskPushNotificationConfigs", request)
+        return result
+
+    async def delete_push_config(self, task_id: str, config_id: str) -> None:
+        """``DeleteTaskPushNotificationConfig``."""
+        await self._call("DeleteTaskPushNotificationConfig", DeleteTaskPushNotificationConfigRequest(task_id=task_id, id=config_id))
+
+    async def get_extended_agent_card(self) -> AgentCard:
+        """``GetExtendedAgentCard`` (needs credentials the agent accepts)."""
+        result: AgentCard = await self._call("GetExtendedAgentCard", GetExtendedAgentCardRequest())
+        return result
+
+    # ------------------------------------------------------------------ closing
+
+    async def aclose(self) -> None:
+        """Closes the client's streams and connections; calls still waiting raise."""
+        if self._closed:
+            return
+        self._closed = True
+        self._hub.close()
+        self._loop.remove_reader(self._watch.fileno())
+        self._watch.close()
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(RuntimeError("the client was closed"))
+        self._pending.clear()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+async def connect(url: str, **options: Any) -> Client:
+    """``Client.connect(url, **options)``."""
+    return await Client.connect(url, **options)

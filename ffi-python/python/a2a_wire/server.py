@@ -1,0 +1,371 @@
+"""Agents: what an A2A agent written in Python implements, and the ready server.
+
+An agent is an ``async def`` (or a plain function, run in a thread pool) that receives a
+:class:`RequestContext` and an :class:`Events`::
+
+    async def agent(ctx: RequestContext, events: Events) -> None:
+        events.artifact(ctx.text, artifact_id="echo", last_chunk=True)
+        events.status(TaskState.COMPLETED)
+
+It publishes status, artifact and message events; its turn ends when it returns (an
+exception fails the task). When the task is canceled, or the server stops, the coroutine
+gets ``asyncio.CancelledError`` and ``ctx.cancelled`` turns true (a function in a thread
+sees only the flag).
+
+:class:`AgentServer` runs such an agent on the transport of the Rust core (HTTP/1.1 and
+HTTP/2, JSON-RPC, HTTP+JSON, gRPC, SSE, the Agent Card) on threads of its own: the Python
+event loop runs only the agent. ``a2a_wire.asgi.A2AApp`` runs the same agent inside an ASGI
+application instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import logging
+import socket
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, Union
+
+from . import _a2a_wire
+from ._model import AgentCard, Artifact, Message, Part, Role, Task, TaskState
+from .errors import A2AError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["RequestContext", "Events", "AgentExecutor", "Executor", "AgentServer", "serve", "AGENT_FAILED"]
+
+log = logging.getLogger("a2a_wire")
+
+#: The status text of a task whose agent raised (the core's words, the same on every a2a-wire
+#: binding; the exception itself goes to the ``a2a_wire`` logger, not to the client).
+AGENT_FAILED: str = _a2a_wire.AGENT_FAILED
+
+
+class RequestContext:
+    """What one run of the agent is about. Read-only."""
+
+    __slots__ = ("_run",)
+
+    def __init__(self, run: _a2a_wire.Run) -> None:
+        self._run = run
+
+    @property
+    def task_id(self) -> str:
+        """The task the message belongs to (allocated even when the agent replies with a
+        direct message)."""
+        return self._run.task_id
+
+    @property
+    def context_id(self) -> str:
+        return self._run.context_id
+
+    @property
+    def message(self) -> Message:
+        """The user's message, with ``task_id`` and ``context_id`` filled in."""
+        return self._run.message
+
+    @property
+    def text(self) -> str:
+        """The text of the message's text parts, concatenated."""
+        return self._run.text
+
+    @property
+    def follow_up(self) -> bool:
+        """True when the message continues an existing task (e.g. answers a question)."""
+        return self._run.follow_up
+
+    @property
+    def resumed(self) -> bool:
+        """True when this run resumes a task whose run was lost in a restart."""
+        return self._run.resumed
+
+    @property
+    def task(self) -> Task | None:
+        """The task as stored when the run started (None for a new task)."""
+        return self._run.task
+
+    @property
+    def principal(self) -> str | None:
+        """Who sent it, as the server's authentication judged (None: anonymous)."""
+        return self._run.principal
+
+    @property
+    def extensions(self) -> list[str]:
+        """The extensions active for this call."""
+        return self._run.extensions
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the task was canceled or the server is stopping."""
+        return self._run.cancelled
+
+    @property
+    def run_id(self) -> int:
+        return self._run.id
+
+    def __repr__(self) -> str:
+        return f"RequestContext(task_id={self.task_id!r}, context_id={self.context_id!r}, text={self.text!r})"
+
+
+class Events:
+    """Where a run publishes. Every method may be called from any thread.
+
+    A publish the server refuses raises the ``A2AError`` that says why: the run is over (its
+    task finished, was canceled, or a newer message continued it), or the event breaks the
+    task's state machine (an artifact after the task completed). The ready server learns of a
+    refusal a moment later than the ASGI app: from the next publish on, or at once with
+    ``await events.flush()``.
+    """
+
+    __slots__ = ("_run", "_replies")
+
+    def __init__(self, run: _a2a_wire.Run) -> None:
+        self._run = run
+        self._replies = 0
+
+    def agent_message(self, text: str) -> Message:
+        """An agent message of one text part, with an id of its own."""
+        self._replies += 1
+        return Message(
+            message_id=f"{self._run.message.message_id}-reply-{self._replies}",
+            role=Role.AGENT,
+            parts=[Part(text=text)],
+        )
+
+    def status(self, state: TaskState, message: Message | str | None = None) -> None:
+        """Sets the task's status, with an optional agent message (a question, a reason)."""
+        if isinstance(message, str):
+            message = self.agent_message(message)
+        self._run.status(state, message)
+
+    def artifact(
+        self,
+        artifact: Artifact | str,
+        *,
+        artifact_id: str = "artifact",
+        name: str = "",
+        append: bool = False,
+        last_chunk: bool = False,
+    ) -> None:
+        """Publishes an artifact, or a chunk of one (``append`` adds its parts to the artifact
+        with the same id; ``last_chunk`` says it is complete). A ``str`` becomes an artifact
+        of one text part named by ``artifact_id`` and ``name``."""
+        if isinstance(artifact, str):
+            artifact = Artifact(artifact_id=artifact_id, name=name, parts=[Part(text=artifact)])
+        self._run.artifact(artifact, append, last_chunk)
+
+    def message(self, message: Message | str) -> None:
+        """Replies with a message: as the run's first event a direct reply (no task is
+        kept), later a message in the task's conversation."""
+        if isinstance(message, str):
+            message = self.agent_message(message)
+        self._run.message_event(message)
+
+    def complete(self, message: Message | str | None = None) -> None:
+        """Shorthand for ``status(TaskState.COMPLETED, message)``."""
+        self.status(TaskState.COMPLETED, message)
+
+    async def flush(self) -> None:
+        """Waits until the server applied every event sent so far; raises its refusal."""
+        await asyncio.get_running_loop().run_in_executor(None, self._run.flush)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._run.cancelled
+
+
+class AgentExecutor(Protocol):
+    """An agent as an object (the shape of the official SDK's executors)."""
+
+    def execute(self, ctx: RequestContext, events: Events) -> Awaitable[None] | None: ...
+
+
+#: What the servers accept as the agent: an ``async def``, a plain function (run in a
+#: thread pool), or an object with such an ``execute`` method.
+Executor = Union[
+    Callable[[RequestContext, Events], Awaitable[None]],
+    Callable[[RequestContext, Events], None],
+    AgentExecutor,
+]
+
+
+class _Runner:
+    """Runs the agent for each run a host hands over, on one event loop."""
+
+    def __init__(self, executor: Executor, loop: asyncio.AbstractEventLoop, pool: concurrent.futures.Executor | None) -> None:
+        fn: Any = getattr(executor, "execute", executor)
+        if not callable(fn):
+            raise TypeError("the agent must be a callable or have an execute(ctx, events) method")
+        self._fn = fn
+        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+        self._loop = loop
+        self._pool = pool
+        self.tasks: dict[int, asyncio.Task[None]] = {}
+
+    def start(self, run: _a2a_wire.Run) -> None:
+        task = self._loop.create_task(self._execute(run))
+        run_id = run.id
+        self.tasks[run_id] = task
+
+        def forget(_: asyncio.Task[None]) -> None:
+            self.tasks.pop(run_id, None)
+
+        task.add_done_callback(forget)
+
+    def cancel(self, run_id: int) -> None:
+        task = self.tasks.get(run_id)
+        if task is not None:
+            task.cancel()
+
+    async def _execute(self, run: _a2a_wire.Run) -> None:
+        ctx, events = RequestContext(run), Events(run)
+        try:
+            if self._is_async:
+                await self._fn(ctx, events)
+            else:
+                result = await self._loop.run_in_executor(self._pool, self._fn, ctx, events)
+                if inspect.isawaitable(result):
+                    await result
+        except asyncio.CancelledError:
+            run.finish()
+            raise
+        except A2AError as e:
+            run.fail(e.message)
+        except Exception:
+            log.exception("the agent raised while working on task %s", run.task_id)
+            run.fail(AGENT_FAILED)
+        else:
+            run.finish()
+
+    async def cancel_all(self, timeout: float) -> None:
+        """Cancels every run still going and waits (up to ``timeout``) for them to end."""
+        tasks = list(self.tasks.values())
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
+
+class AgentServer:
+    """The ready server: the Rust transport on threads of its own, the agent on this event
+    loop. Use it as ``async with AgentServer(agent) as server:`` or ``await server.start()``
+    / ``await server.stop()``; ``server.url`` is where it listens.
+
+    ``card`` is the Agent Card to publish; a card without ``supported_interfaces`` (or
+    None) gets the standard six: JSON-RPC at ``/a2a/jsonrpc``, HTTP+JSON at ``/a2a/rest`` and
+    gRPC at the address in v1.0, and the same in v0.3 at ``/a2a/v03/jsonrpc``,
+    ``/a2a/v03/rest`` and the address. Tasks are kept in memory. Servers listen where they are
+    told: give ``host="0.0.0.0"`` deliberately.
+    """
+
+    def __init__(
+        self,
+        executor: Executor,
+        *,
+        card: AgentCard | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        thread_pool: concurrent.futures.Executor | None = None,
+        shutdown_timeout: float = 5.0,
+    ) -> None:
+        self._executor = executor
+        self._card = card
+        self._host = host
+        self._port = port
+        self._pool = thread_pool
+        self._shutdown_timeout = shutdown_timeout
+        self._server: _a2a_wire.ReadyServer | None = None
+        self._watch: socket.socket | None = None
+        self._runner: _Runner | None = None
+        self._stopped: asyncio.Event | None = None
+
+    async def start(self) -> None:
+        """Binds and starts serving; returns once the server listens."""
+        if self._server is not None:
+            raise RuntimeError("the server is already started")
+        loop = asyncio.get_running_loop()
+        self._runner = _Runner(self._executor, loop, self._pool)
+        self._stopped = asyncio.Event()
+        self._server = _a2a_wire.ReadyServer(self._host, self._port, self._card)
+        self._watch = socket.socket(fileno=self._server.take_watch_fd())
+        self._watch.setblocking(False)
+        loop.add_reader(self._watch.fileno(), self._wake)
+
+    def _wake(self) -> None:
+        assert self._watch is not None and self._server is not None and self._runner is not None
+        try:
+            while self._watch.recv(4096):
+                pass
+        except BlockingIOError:
+            pass
+        self._dispatch(self._server.take())
+
+    def _dispatch(self, items: list[_a2a_wire.Run | int]) -> None:
+        assert self._runner is not None
+        for item in items:
+            if isinstance(item, int):
+                self._runner.cancel(item)
+            else:
+                self._runner.start(item)
+
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT``; the card is at ``/.well-known/agent-card.json``."""
+        if self._server is None:
+            raise RuntimeError("the server is not started")
+        return self._server.url
+
+    @property
+    def card(self) -> AgentCard:
+        """The card the server publishes (with the interfaces it serves)."""
+        if self._server is None:
+            raise RuntimeError("the server is not started")
+        return self._server.card
+
+    async def stop(self) -> None:
+        """Stops the server: no new connections, open streams end with Unavailable, runs
+        still going are canceled (waiting up to ``shutdown_timeout`` for them)."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        loop = asyncio.get_running_loop()
+        if self._watch is not None:
+            loop.remove_reader(self._watch.fileno())
+            self._watch.close()
+        # The transport cancels every run as it stops; those cancels come back with the runs
+        # that were still waiting to start, which end when their handle goes.
+        left = await loop.run_in_executor(None, server.stop)
+        assert self._runner is not None
+        for item in left:
+            if isinstance(item, int):
+                self._runner.cancel(item)
+        await self._runner.cancel_all(self._shutdown_timeout)
+        if self._stopped is not None:
+            self._stopped.set()
+
+    async def serve_forever(self) -> None:
+        """Waits until ``stop()`` (or cancellation, which stops the server)."""
+        if self._server is None:
+            await self.start()
+        assert self._stopped is not None
+        try:
+            await self._stopped.wait()
+        finally:
+            await self.stop()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+
+async def serve(executor: Executor, *, card: AgentCard | None = None, host: str = "127.0.0.1", port: int = 0) -> AgentServer:
+    """Starts an :class:`AgentServer` and returns it (already listening)."""
+    server = AgentServer(executor, card=card, host=host, port=port)
+    await server.start()
+    return server

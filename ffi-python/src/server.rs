@@ -1,0 +1,215 @@
+//! The ready server (`_a2a_wire.ReadyServer`): the smol transport (HTTP/1.1 and HTTP/2,
+//! JSON-RPC, HTTP+JSON, gRPC, SSE, the card) on threads of its own, with an agent that is a
+//! Python coroutine on the asyncio loop.
+//!
+//! The transport's host calls the agent's `start` / `cancel` on its own thread. Those never
+//! take the GIL: they queue the run and, when the queue was empty, write one byte to a
+//! socket whose other end the asyncio loop watches (`loop.add_reader`). The loop then takes
+//! every queued run at once (`take()`) and starts a task for each. The runs' events go back
+//! through the transport's thread-safe sink, also without waiting for any thread.
+
+use crate::errors;
+use crate::model::generated::PyAgentCard;
+use crate::run::{Backend, Run};
+use a2a::engine::{MemoryStore, RunId};
+use a2a::v1;
+use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
+use a2a_wire_smol::host::AgentKind;
+use a2a_wire_smol::{RunningServer, ServerConfig};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use std::collections::VecDeque;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::os::fd::{IntoRawFd, OwnedFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::sync::{Arc, Mutex, PoisonError};
+
+enum Item {
+    Start(Box<RequestContext>, EventSink),
+    Cancel(RunId),
+}
+
+/// Runs handed from the transport's thread to the asyncio loop.
+pub(crate) struct Handoff {
+    state: Mutex<HandoffState>,
+    wake: UnixStream,
+}
+
+struct HandoffState {
+    items: VecDeque<Item>,
+    /// A wake-up byte is on its way and the loop has not taken the items yet.
+    signaled: bool,
+    /// The loop no longer takes runs (the server stopped): new ones end at once.
+    closed: bool,
+}
+
+impl Handoff {
+    fn new() -> std::io::Result<(Arc<Handoff>, UnixStream)> {
+        let (wake, watch) = UnixStream::pair()?;
+        wake.set_nonblocking(true)?;
+        watch.set_nonblocking(true)?;
+        let state = HandoffState { items: VecDeque::new(), signaled: false, closed: false };
+        Ok((Arc::new(Handoff { state: Mutex::new(state), wake }), watch))
+    }
+
+    fn push(&self, item: Item) {
+        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if s.closed {
+            // Dropping the sink ends the run as finished; a cancel needs nothing.
+            return;
+        }
+        s.items.push_back(item);
+        if !s.signaled {
+            s.signaled = true;
+            // Non-blocking: a full socket buffer means a byte is already waiting to be read.
+            let _ = (&self.wake).write(&[1]);
+        }
+    }
+
+    fn take(&self) -> VecDeque<Item> {
+        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        s.signaled = false;
+        std::mem::take(&mut s.items)
+    }
+
+    fn close(&self) -> VecDeque<Item> {
+        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        s.closed = true;
+        std::mem::take(&mut s.items)
+    }
+}
+
+struct PyAgent {
+    handoff: Arc<Handoff>,
+}
+
+impl Agent for PyAgent {
+    fn start(&self, ctx: RequestContext, events: EventSink) {
+        self.handoff.push(Item::Start(Box::new(ctx), events));
+    }
+    fn cancel(&self, run: RunId) {
+        self.handoff.push(Item::Cancel(run));
+    }
+}
+
+/// The agent card a server at `addr` publishes: `card` as given, or with the six standard
+/// interfaces (JSON-RPC, HTTP+JSON and gRPC in v1.0 and v0.3) when it lists none.
+pub(crate) fn card_for(card: Option<&PyAgentCard>, addr: SocketAddr) -> v1::AgentCard {
+    let standard = a2a_wire_smol::demo::card(addr);
+    match card {
+        None => standard,
+        Some(c) if c.0.supported_interfaces.is_empty() => {
+            v1::AgentCard { supported_interfaces: standard.supported_interfaces, ..c.0.clone() }
+        }
+        Some(c) => c.0.clone(),
+    }
+}
+
+/// A running server.
+#[pyclass(module = "a2a_wire._a2a_wire", frozen)]
+pub struct ReadyServer {
+    server: Mutex<Option<RunningServer>>,
+    handoff: Arc<Handoff>,
+    watch_fd: Mutex<Option<OwnedFd>>,
+    url: String,
+    card: v1::AgentCard,
+}
+
+#[pymethods]
+impl ReadyServer {
+    /// Binds `host:port` (port 0: a free one) and serves `card` (None or a card without
+    /// interfaces: the standard six). Returns once the server listens.
+    #[new]
+    #[pyo3(signature = (host, port, card = None))]
+    fn new(py: Python<'_>, host: &str, port: u16, card: Option<PyRef<'_, PyAgentCard>>) -> PyResult<Self> {
+        let ip: std::net::IpAddr = host.parse().map_err(|e| PyValueError::new_err(format!("host {host:?} is not an IP address: {e}")))?;
+        let mut addr = SocketAddr::new(ip, port);
+        if port == 0 {
+            // The card must name the port before the server binds it.
+            let probe = std::net::TcpListener::bind(addr).map_err(|e| PyOSError::new_err(format!("cannot bind {addr}: {e}")))?;
+            addr = probe.local_addr().map_err(|e| PyOSError::new_err(e.to_string()))?;
+        }
+        let card = card_for(card.as_deref(), addr);
+        // The whole card is checked as the service will read it.
+        let bytes = a2a::codec::json::encode(&card).map_err(|e| errors::encode_error(py, &e.to_string()))?;
+        a2a::codec::json::decode::<v1::AgentCard>(&bytes).map_err(|e| errors::decode_error(py, &e))?;
+        let (handoff, watch) = Handoff::new().map_err(|e| PyOSError::new_err(format!("cannot make the wake-up socket: {e}")))?;
+        let mut config = ServerConfig::new(card.clone());
+        config.log = a2a::log::silent();
+        let kind = AgentKind::Callback(Arc::new(PyAgent { handoff: handoff.clone() }));
+        let server = py
+            .detach(|| RunningServer::start(addr, config, kind, MemoryStore::new()))
+            .map_err(|e| PyOSError::new_err(format!("cannot serve on {addr}: {e}")))?;
+        let url = format!("http://{}", server.local_addr());
+        Ok(ReadyServer { server: Mutex::new(Some(server)), handoff, watch_fd: Mutex::new(Some(watch.into())), url, card })
+    }
+
+    /// `http://HOST:PORT` (the card is at `/.well-known/agent-card.json`).
+    #[getter]
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The card the server publishes.
+    #[getter]
+    fn card(&self) -> PyAgentCard {
+        PyAgentCard(self.card.clone())
+    }
+
+    /// The file descriptor of the wake-up socket, once: the caller owns it from then on
+    /// (`socket.socket(fileno=fd)`). A byte arrives on it when runs wait in `take()`.
+    fn take_watch_fd(&self) -> PyResult<RawFd> {
+        self.watch_fd
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .map(IntoRawFd::into_raw_fd)
+            .ok_or_else(|| PyRuntimeError::new_err("the wake-up socket was taken already"))
+    }
+
+    /// Every run and cancel waiting: a list of `Run` (start it) and `int` (the run with that
+    /// id is canceled).
+    fn take<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        items_to_py(py, self.handoff.take())
+    }
+
+    /// Stops the server (open streams end, running runs are canceled) and waits until it
+    /// has stopped. Returns what was still waiting (as `take()`), so that the caller can
+    /// cancel it.
+    fn stop<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let server = self.server.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(s) = server {
+            py.detach(move || s.stop());
+        }
+        items_to_py(py, self.handoff.close())
+    }
+}
+
+fn items_to_py(py: Python<'_>, items: VecDeque<Item>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for item in items {
+        match item {
+            Item::Start(ctx, events) => {
+                let ctx = *ctx;
+                let backend = Backend::Ready { events, cancel: ctx.cancel.clone() };
+                let run = Run::new(
+                    ctx.run,
+                    ctx.task_id,
+                    ctx.context_id,
+                    ctx.message,
+                    ctx.follow_up,
+                    ctx.resumed,
+                    ctx.task,
+                    ctx.call.principal,
+                    ctx.call.extensions,
+                    backend,
+                );
+                list.append(Bound::new(py, run)?)?;
+            }
+            Item::Cancel(run) => list.append(run.0)?,
+        }
+    }
+    Ok(list)
+}

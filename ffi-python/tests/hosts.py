@@ -1,0 +1,89 @@
+"""Test helpers: run an agent on the ready server or mounted as ASGI under uvicorn, both on
+127.0.0.1, and a free port."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+
+import a2a_wire as a
+from a2a_wire.asgi import A2AApp
+from a2a_wire.server import AgentServer, Executor
+
+
+def free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port: int = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def base_card() -> a.AgentCard:
+    return a.AgentCard(
+        name="test",
+        description="test agent",
+        version="1",
+        capabilities=a.AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+    )
+
+
+def mounted_card(base: str) -> a.AgentCard:
+    return base_card().replace(
+        supported_interfaces=[
+            a.AgentInterface(url=f"{base}/a2a/jsonrpc", protocol_binding="JSONRPC", protocol_version="1.0"),
+            a.AgentInterface(url=f"{base}/a2a/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
+            a.AgentInterface(url=f"{base}/a2a/v03/jsonrpc", protocol_binding="JSONRPC", protocol_version="0.3"),
+            a.AgentInterface(url=f"{base}/a2a/v03/rest", protocol_binding="HTTP+JSON", protocol_version="0.3"),
+        ]
+    )
+
+
+class Hosted:
+    """Where an agent runs in a test: its base URL and what the host still runs."""
+
+    def __init__(self, url: str, host: Any) -> None:
+        self.url = url
+        self.host = host
+
+    def runs_left(self) -> int:
+        runner = self.host._runner
+        return 0 if runner is None else len(runner.tasks)
+
+
+@contextlib.asynccontextmanager
+async def ready(agent: Executor) -> AsyncIterator[Hosted]:
+    async with AgentServer(agent, card=base_card()) as s:
+        yield Hosted(s.url, s)
+
+
+@contextlib.asynccontextmanager
+async def mounted(agent: Executor) -> AsyncIterator[Hosted]:
+    import uvicorn
+    from fastapi import FastAPI
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    a2a_app = A2AApp(agent, mounted_card(base))
+    app = FastAPI(lifespan=a2a_app.lifespan)
+    app.mount("/", a2a_app)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    task = asyncio.create_task(server.serve())
+    for _ in range(200):
+        if server.started:
+            break
+        await asyncio.sleep(0.02)
+    assert server.started, "uvicorn did not start"
+    try:
+        yield Hosted(base, a2a_app)
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)
+
+
+HOSTS = {"ready": ready, "mounted": mounted}
