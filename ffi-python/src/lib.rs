@@ -27,6 +27,7 @@ fn _a2a_wire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("_MODEL_STUB", model::STUB)?;
     m.add("_MODEL_NAMES", model::generated::NAMES.to_vec())?;
     m.add("AGENT_FAILED", a2a::engine::AGENT_FAILED)?;
+    m.add("CARD_PATH", a2a::service::CARD_PATH)?;
     model::register_enums(m)?;
     model::register(m)?;
     m.add_class::<run::Run>()?;

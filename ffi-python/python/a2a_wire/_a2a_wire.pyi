@@ -29,6 +29,7 @@ def classify_jsonrpc(error: Any) -> A2AError | NotA2AError: ...
 def transcode(type_name: str, data: str | bytes, source: str = "json", target: str = "json", *, validate: bool = True) -> bytes: ...
 
 AGENT_FAILED: str
+CARD_PATH: str
 
 @final
 class Run:

@@ -17,7 +17,8 @@ gRPC with the ready server (``a2a_wire.server.AgentServer``) instead.
 
 The service must see request paths as the client sent them (they are matched against the
 card's URLs): the app takes ``root_path`` into account, so it works mounted under a prefix
-too, as long as the card's URLs include that prefix.
+too, as long as the card's URLs include that prefix; the card is then served at
+``PREFIX/.well-known/agent-card.json``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+
+#: Where the Agent Card is served (the core's path).
+CARD_PATH: str = _a2a_wire.CARD_PATH
 
 #: Bytes of a stream a slow client may leave unsent before it is cut off (it then
 #: resubscribes and starts again from the current task).
@@ -278,6 +282,10 @@ class A2AApp:
         root: str = scope.get("root_path", "")
         if root and not path.startswith(root):
             path = root + path
+        # The card is the app's own well-known path under its mount point; every other path
+        # goes to the service whole, to be matched against the card's URLs.
+        if root and path[len(root):] == CARD_PATH:
+            path = CARD_PATH
         query: bytes = scope.get("query_string", b"")
         target = f"{path}?{query.decode('latin-1')}" if query else path
         call = _Call()
