@@ -41,13 +41,14 @@ import a2a_wire  # noqa: E402
 
 
 def cpu_model() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+    """bench/server/run.py's reading of the CPU model."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("server_run", ROOT / "bench" / "server" / "run.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return str(mod.cpu_model())
 
 
 def codec(repeats: int, target: float) -> dict[str, object]:

@@ -15,6 +15,7 @@
 
 use crate::errors;
 use crate::model::generated::*;
+use crate::wake::{Wake, Watch};
 use a2a::card::{Binding, ClientSupport, SelectedInterface};
 use a2a::op::{Operation, Request, Response};
 use a2a::v1;
@@ -24,9 +25,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::collections::{HashMap, VecDeque};
-use std::io::Write;
-use std::os::fd::{IntoRawFd, OwnedFd, RawFd};
-use std::os::unix::net::UnixStream;
+use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -56,7 +55,7 @@ struct HubState {
 
 struct Hub {
     state: Mutex<HubState>,
-    wake: UnixStream,
+    wake: Wake,
 }
 
 /// Idle connections kept per client.
@@ -70,10 +69,8 @@ impl Hub {
     fn finish(&self, token: u64, done: Done) {
         let mut s = self.lock();
         s.done.push_back((token, done));
-        if !s.signaled {
-            s.signaled = true;
-            let _ = (&self.wake).write(&[1]);
-        }
+        let s = &mut *s;
+        self.wake.ring(&mut s.signaled);
     }
 
     fn client(&self) -> Option<Client> {
@@ -110,7 +107,7 @@ fn not_connected() -> Error {
 #[pyclass(module = "a2a_wire._a2a_wire", frozen)]
 pub struct ClientHub {
     hub: Arc<Hub>,
-    watch_fd: Mutex<Option<OwnedFd>>,
+    watch: Watch,
 }
 
 fn support(bindings: &[String], versions: &[String]) -> PyResult<ClientSupport> {
@@ -207,9 +204,7 @@ async fn pump_stream(hub: Arc<Hub>, mut es: EventStream, pull: async_channel::Re
 impl ClientHub {
     #[new]
     fn new() -> PyResult<Self> {
-        let (wake, watch) = UnixStream::pair().map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
-        wake.set_nonblocking(true).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
-        watch.set_nonblocking(true).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+        let (wake, watch) = crate::wake::pair()?;
         let state = HubState {
             done: VecDeque::new(),
             signaled: false,
@@ -219,17 +214,12 @@ impl ClientHub {
             next_stream: 0,
             closed: false,
         };
-        Ok(ClientHub { hub: Arc::new(Hub { state: Mutex::new(state), wake }), watch_fd: Mutex::new(Some(watch.into())) })
+        Ok(ClientHub { hub: Arc::new(Hub { state: Mutex::new(state), wake }), watch })
     }
 
     /// The wake-up socket's descriptor, once (the caller owns it).
     fn take_watch_fd(&self) -> PyResult<RawFd> {
-        self.watch_fd
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-            .map(IntoRawFd::into_raw_fd)
-            .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("the wake-up socket was taken already"))
+        self.watch.take()
     }
 
     /// Fetches the card at `url` and selects the interface; the result is the card.

@@ -16,6 +16,7 @@ mod model;
 mod run;
 mod server;
 mod service;
+mod wake;
 mod wire;
 
 use pyo3::prelude::*;

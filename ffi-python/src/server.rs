@@ -11,19 +11,18 @@
 use crate::errors;
 use crate::model::generated::PyAgentCard;
 use crate::run::{Backend, Run};
+use crate::wake::{Wake, Watch};
 use a2a::engine::{MemoryStore, RunId};
 use a2a::v1;
 use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
 use a2a_wire_smol::host::AgentKind;
 use a2a_wire_smol::{RunningServer, ServerConfig};
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::collections::VecDeque;
-use std::io::Write;
 use std::net::SocketAddr;
-use std::os::fd::{IntoRawFd, OwnedFd, RawFd};
-use std::os::unix::net::UnixStream;
+use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex, PoisonError};
 
 enum Item {
@@ -34,7 +33,7 @@ enum Item {
 /// Runs handed from the transport's thread to the asyncio loop.
 pub(crate) struct Handoff {
     state: Mutex<HandoffState>,
-    wake: UnixStream,
+    wake: Wake,
 }
 
 struct HandoffState {
@@ -46,10 +45,8 @@ struct HandoffState {
 }
 
 impl Handoff {
-    fn new() -> std::io::Result<(Arc<Handoff>, UnixStream)> {
-        let (wake, watch) = UnixStream::pair()?;
-        wake.set_nonblocking(true)?;
-        watch.set_nonblocking(true)?;
+    fn new() -> PyResult<(Arc<Handoff>, Watch)> {
+        let (wake, watch) = crate::wake::pair()?;
         let state = HandoffState { items: VecDeque::new(), signaled: false, closed: false };
         Ok((Arc::new(Handoff { state: Mutex::new(state), wake }), watch))
     }
@@ -61,11 +58,8 @@ impl Handoff {
             return;
         }
         s.items.push_back(item);
-        if !s.signaled {
-            s.signaled = true;
-            // Non-blocking: a full socket buffer means a byte is already waiting to be read.
-            let _ = (&self.wake).write(&[1]);
-        }
+        let s = &mut *s;
+        self.wake.ring(&mut s.signaled);
     }
 
     fn take(&self) -> VecDeque<Item> {
@@ -112,7 +106,7 @@ pub(crate) fn card_for(card: Option<&PyAgentCard>, addr: SocketAddr) -> v1::Agen
 pub struct ReadyServer {
     server: Mutex<Option<RunningServer>>,
     handoff: Arc<Handoff>,
-    watch_fd: Mutex<Option<OwnedFd>>,
+    watch: Watch,
     url: String,
     card: v1::AgentCard,
 }
@@ -135,7 +129,7 @@ impl ReadyServer {
         // The whole card is checked as the service will read it.
         let bytes = a2a::codec::json::encode(&card).map_err(|e| errors::encode_error(py, &e.to_string()))?;
         a2a::codec::json::decode::<v1::AgentCard>(&bytes).map_err(|e| errors::decode_error(py, &e))?;
-        let (handoff, watch) = Handoff::new().map_err(|e| PyOSError::new_err(format!("cannot make the wake-up socket: {e}")))?;
+        let (handoff, watch) = Handoff::new()?;
         let mut config = ServerConfig::new(card.clone());
         config.log = a2a::log::silent();
         let kind = AgentKind::Callback(Arc::new(PyAgent { handoff: handoff.clone() }));
@@ -143,7 +137,7 @@ impl ReadyServer {
             .detach(|| RunningServer::start(addr, config, kind, MemoryStore::new()))
             .map_err(|e| PyOSError::new_err(format!("cannot serve on {addr}: {e}")))?;
         let url = format!("http://{}", server.local_addr());
-        Ok(ReadyServer { server: Mutex::new(Some(server)), handoff, watch_fd: Mutex::new(Some(watch.into())), url, card })
+        Ok(ReadyServer { server: Mutex::new(Some(server)), handoff, watch, url, card })
     }
 
     /// `http://HOST:PORT` (the card is at `/.well-known/agent-card.json`).
@@ -161,12 +155,7 @@ impl ReadyServer {
     /// The file descriptor of the wake-up socket, once: the caller owns it from then on
     /// (`socket.socket(fileno=fd)`). A byte arrives on it when runs wait in `take()`.
     fn take_watch_fd(&self) -> PyResult<RawFd> {
-        self.watch_fd
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-            .map(IntoRawFd::into_raw_fd)
-            .ok_or_else(|| PyRuntimeError::new_err("the wake-up socket was taken already"))
+        self.watch.take()
     }
 
     /// Every run and cancel waiting: a list of `Run` (start it) and `int` (the run with that

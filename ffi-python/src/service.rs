@@ -10,19 +10,18 @@
 
 use crate::model::generated::PyAgentCard;
 use crate::run::{Backend, Run};
+use crate::wake::{Wake, Watch};
 use a2a::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
 use a2a::error::A2aError;
 use a2a::http::HttpRequest;
 use a2a::service::{Output, Service, ServiceConfig};
 use a2a_wire_smol::host::now;
 use a2a_wire_smol::webhook::{deliver_once, WebhookPolicy};
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::os::fd::{IntoRawFd, OwnedFd, RawFd};
-use std::os::unix::net::UnixStream;
+use std::os::fd::RawFd;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -37,7 +36,7 @@ struct State {
 /// The service and what its hosts share (the ASGI loop, the runs, webhook threads).
 pub(crate) struct ServiceCore {
     state: Mutex<State>,
-    wake: UnixStream,
+    wake: Wake,
     policy: WebhookPolicy,
 }
 
@@ -48,10 +47,7 @@ impl ServiceCore {
 
     /// Tells the loop that outputs wait (one byte per wait, not per output).
     fn signal(&self, s: &mut State) {
-        if !s.signaled {
-            s.signaled = true;
-            let _ = (&self.wake).write(&[1]);
-        }
+        self.wake.ring(&mut s.signaled);
     }
 
     pub(crate) fn agent_event(&self, run: RunId, event: AgentEvent) -> Result<(), A2aError> {
@@ -73,7 +69,7 @@ impl ServiceCore {
 #[pyclass(module = "a2a_wire._a2a_wire", frozen)]
 pub struct ServiceHost {
     core: Arc<ServiceCore>,
-    watch_fd: Mutex<Option<OwnedFd>>,
+    watch: Watch,
 }
 
 fn random_key() -> u128 {
@@ -123,23 +119,16 @@ impl ServiceHost {
         config.webhooks = policy.schedule();
         let service = Service::new(config, MemoryStore::new(), random_key(), now())
             .map_err(|e| PyValueError::new_err(format!("the card cannot be served: {e}")))?;
-        let (wake, watch) = UnixStream::pair().map_err(|e| PyOSError::new_err(format!("cannot make the wake-up socket: {e}")))?;
-        wake.set_nonblocking(true).map_err(|e| PyOSError::new_err(e.to_string()))?;
-        watch.set_nonblocking(true).map_err(|e| PyOSError::new_err(e.to_string()))?;
+        let (wake, watch) = crate::wake::pair()?;
         let state = State { service, runs: BTreeMap::new(), signaled: false };
-        Ok(ServiceHost { core: Arc::new(ServiceCore { state: Mutex::new(state), wake, policy }), watch_fd: Mutex::new(Some(watch.into())) })
+        Ok(ServiceHost { core: Arc::new(ServiceCore { state: Mutex::new(state), wake, policy }), watch })
     }
 
     /// The file descriptor of the wake-up socket, once (the caller owns it). A byte arrives
     /// when outputs wait that no call of the loop produced (webhook results, run events
     /// published from other threads).
     fn take_watch_fd(&self) -> PyResult<RawFd> {
-        self.watch_fd
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-            .map(IntoRawFd::into_raw_fd)
-            .ok_or_else(|| PyRuntimeError::new_err("the wake-up socket was taken already"))
+        self.watch.take()
     }
 
     /// Feeds one HTTP request: `method`, `target` (path and `?query`), `headers` (pairs of

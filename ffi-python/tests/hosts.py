@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import a2a_wire as a
@@ -63,16 +63,13 @@ async def ready(agent: Executor) -> AsyncIterator[Hosted]:
 
 
 @contextlib.asynccontextmanager
-async def mounted(agent: Executor) -> AsyncIterator[Hosted]:
+async def uvicorn_serving(app_for: Callable[[str], Any]) -> AsyncIterator[str]:
+    """Serves `app_for(base_url)` with uvicorn on a free port of 127.0.0.1; yields the base URL."""
     import uvicorn
-    from fastapi import FastAPI
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    a2a_app = A2AApp(agent, mounted_card(base))
-    app = FastAPI(lifespan=a2a_app.lifespan)
-    app.mount("/", a2a_app)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app_for(base), host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     task = asyncio.create_task(server.serve())
     for _ in range(200):
         if server.started:
@@ -80,10 +77,27 @@ async def mounted(agent: Executor) -> AsyncIterator[Hosted]:
         await asyncio.sleep(0.02)
     assert server.started, "uvicorn did not start"
     try:
-        yield Hosted(base, a2a_app)
+        yield base
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 30)
+
+
+@contextlib.asynccontextmanager
+async def mounted(agent: Executor) -> AsyncIterator[Hosted]:
+    from fastapi import FastAPI
+
+    made: list[A2AApp] = []
+
+    def app_for(base: str) -> FastAPI:
+        a2a_app = A2AApp(agent, mounted_card(base))
+        made.append(a2a_app)
+        app = FastAPI(lifespan=a2a_app.lifespan)
+        app.mount("/", a2a_app)
+        return app
+
+    async with uvicorn_serving(app_for) as base:
+        yield Hosted(base, made[0])
 
 
 HOSTS = {"ready": ready, "mounted": mounted}

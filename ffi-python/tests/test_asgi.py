@@ -5,15 +5,13 @@ callers), webhooks delivered from the in-process service, and requests as ASGI h
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
-from hosts import free_port, mounted_card
+from hosts import mounted_card
+from hosts import uvicorn_serving as serve
 
 import a2a_wire as a
 from a2a_wire.asgi import A2AApp, AuthRequest
@@ -27,24 +25,6 @@ async def agent(ctx: RequestContext, events: Events) -> None:
     principals.append(ctx.principal)
     events.artifact(ctx.text, artifact_id="echo", last_chunk=True)
     events.complete()
-
-
-@contextlib.asynccontextmanager
-async def serve(app_for: Any) -> AsyncIterator[str]:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    app = app_for(base)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    task = asyncio.create_task(server.serve())
-    for _ in range(200):
-        if server.started:
-            break
-        await asyncio.sleep(0.02)
-    try:
-        yield base
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 30)
 
 
 def authenticated_app(base: str) -> FastAPI:

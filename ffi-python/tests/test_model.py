@@ -164,3 +164,17 @@ def test_version_comes_from_cargo() -> None:
     cargo = (Path(__file__).resolve().parents[2] / "Cargo.toml").read_text()
     m = re.search(r'\[workspace\.package\][^\[]*?version = "([^"]+)"', cargo)
     assert m is not None and a.__version__ == m.group(1)
+
+
+def test_the_package_exports_every_class_and_exception() -> None:
+    from a2a_wire import errors
+
+    assert set(a._model.__all__) | set(errors.__all__) <= set(a.__all__)
+    for name in a.__all__:
+        assert hasattr(a, name), name
+
+
+def test_every_v03_type_of_the_core_has_a_class() -> None:
+    from a2a_wire import _a2a_wire, v03
+
+    assert sorted(v03._BY_NAME) == sorted(_a2a_wire._v03_type_names())

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple, Union
 from . import _a2a_wire
 from ._model import AgentCard
 from .errors import A2AError, InternalError
+from ._wake import unwatch, watch
 from .server import Executor, _Runner
 
 __all__ = ["A2AApp", "AuthRequest", "Authenticator"]
@@ -133,20 +134,9 @@ class A2AApp:
         )
         self._loop = loop
         self._runner = _Runner(self._executor, loop, None)
-        self._watch = socket.socket(fileno=service.take_watch_fd())
-        self._watch.setblocking(False)
-        loop.add_reader(self._watch.fileno(), self._wake)
+        self._watch = watch(loop, service.take_watch_fd(), self._pump)
         self._service = service
         return service
-
-    def _wake(self) -> None:
-        assert self._watch is not None
-        try:
-            while self._watch.recv(4096):
-                pass
-        except BlockingIOError:
-            pass
-        self._pump()
 
     def _pump(self) -> None:
         service = self._service
@@ -231,8 +221,7 @@ class A2AApp:
         await self._runner.cancel_all(self._shutdown_timeout)
         self._pump()
         if self._watch is not None and self._loop is not None:
-            self._loop.remove_reader(self._watch.fileno())
-            self._watch.close()
+            unwatch(self._loop, self._watch)
         if self._timer is not None:
             self._timer.cancel()
         self._service = None

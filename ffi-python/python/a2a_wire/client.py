@@ -46,6 +46,7 @@ from ._model import (
     Task,
     TaskPushNotificationConfig,
 )
+from ._wake import unwatch, watch
 from .errors import ProtocolError
 from .protocol import BINDINGS, VERSIONS, SelectedInterface
 
@@ -108,9 +109,7 @@ class Client:
         self._loop = asyncio.get_running_loop()
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._token = 0
-        self._watch = socket.socket(fileno=self._hub.take_watch_fd())
-        self._watch.setblocking(False)
-        self._loop.add_reader(self._watch.fileno(), self._wake)
+        self._watch = watch(self._loop, self._hub.take_watch_fd(), self._take)
         self._card: AgentCard | None = None
         self._closed = False
 
@@ -143,12 +142,7 @@ class Client:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _wake(self) -> None:
-        try:
-            while self._watch.recv(4096):
-                pass
-        except BlockingIOError:
-            pass
+    def _take(self) -> None:
         for token, ok, value in self._hub.take():
             fut = self._pending.pop(token, None)
             if fut is None or fut.done():
@@ -305,8 +299,7 @@ class Client:
             return
         self._closed = True
         self._hub.close()
-        self._loop.remove_reader(self._watch.fileno())
-        self._watch.close()
+        unwatch(self._loop, self._watch)
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(RuntimeError("the client was closed"))

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from . import _a2a_wire
 from ._model import AgentCard, Artifact, Message, Part, Role, Task, TaskState
+from ._wake import unwatch, watch
 from .errors import A2AError
 
 if TYPE_CHECKING:
@@ -290,18 +291,11 @@ class AgentServer:
         self._runner = _Runner(self._executor, loop, self._pool)
         self._stopped = asyncio.Event()
         self._server = _a2a_wire.ReadyServer(self._host, self._port, self._card)
-        self._watch = socket.socket(fileno=self._server.take_watch_fd())
-        self._watch.setblocking(False)
-        loop.add_reader(self._watch.fileno(), self._wake)
+        self._watch = watch(loop, self._server.take_watch_fd(), self._take)
 
-    def _wake(self) -> None:
-        assert self._watch is not None and self._server is not None and self._runner is not None
-        try:
-            while self._watch.recv(4096):
-                pass
-        except BlockingIOError:
-            pass
-        self._dispatch(self._server.take())
+    def _take(self) -> None:
+        if self._server is not None:
+            self._dispatch(self._server.take())
 
     def _dispatch(self, items: list[_a2a_wire.Run | int]) -> None:
         assert self._runner is not None
@@ -333,8 +327,7 @@ class AgentServer:
             return
         loop = asyncio.get_running_loop()
         if self._watch is not None:
-            loop.remove_reader(self._watch.fileno())
-            self._watch.close()
+            unwatch(loop, self._watch)
         # The transport cancels every run as it stops; those cancels come back with the runs
         # that were still waiting to start, which end when their handle goes.
         left = await loop.run_in_executor(None, server.stop)
