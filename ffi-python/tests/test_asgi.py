@@ -130,3 +130,20 @@ async def test_oversize_bodies_and_prefixed_mounts() -> None:
             # The core's limit, applied to what the app read (it stops one chunk past it).
             with pytest.raises(a.InvalidRequestError, match="exceeds the limit of 4096"):
                 await c.send_message("x" * 10_000)
+
+
+async def test_head_of_the_card_is_the_head_only() -> None:
+    import httpx
+
+    def plain(base: str) -> FastAPI:
+        a2a = A2AApp(agent, mounted_card(base))
+        app = FastAPI(lifespan=a2a.lifespan)
+        app.mount("/", a2a)
+        return app
+
+    async with serve(plain) as base, httpx.AsyncClient() as http:
+        got = await http.get(base + "/.well-known/agent-card.json")
+        head = await http.head(base + "/.well-known/agent-card.json")
+        assert got.status_code == head.status_code == 200
+        assert head.content == b"" and head.headers["content-length"] == str(len(got.content))
+        assert head.headers["etag"] == got.headers["etag"]

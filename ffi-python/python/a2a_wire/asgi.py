@@ -281,11 +281,11 @@ class A2AApp:
         call_id = service.request(scope.get("method", "GET"), target, scope.get("headers", []), body)
         self._calls[call_id] = call
         try:
-            await self._answer(call_id, call, receive, send)
+            await self._answer(call_id, call, receive, send, scope.get("method") == "HEAD")
         finally:
             self._calls.pop(call_id, None)
 
-    async def _answer(self, call_id: int, call: _Call, receive: Receive, send: Send) -> None:
+    async def _answer(self, call_id: int, call: _Call, receive: Receive, send: Send, head_only: bool) -> None:
         self._pump()
         watcher: asyncio.Task[None] | None = None
         try:
@@ -301,7 +301,8 @@ class A2AApp:
                     return
                 if kind == "answer":
                     await send({"type": "http.response.start", "status": out[2], "headers": out[3]})
-                    await send({"type": "http.response.body", "body": out[4]})
+                    # To HEAD the head only (its Content-Length tells the body's size).
+                    await send({"type": "http.response.body", "body": b"" if head_only else out[4]})
                     return
                 if kind == "head":
                     await send({"type": "http.response.start", "status": out[2], "headers": out[3]})
