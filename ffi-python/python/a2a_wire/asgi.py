@@ -300,9 +300,16 @@ class A2AApp:
                 if kind == "gone":
                     return
                 if kind == "answer":
-                    await send({"type": "http.response.start", "status": out[2], "headers": out[3]})
-                    # To HEAD the head only (its Content-Length tells the body's size).
-                    await send({"type": "http.response.body", "body": b"" if head_only else out[4]})
+                    headers = out[3]
+                    if head_only:
+                        # To HEAD the head only, its Content-Length telling the body's size.
+                        if not any(n.lower() == b"content-length" for n, _ in headers):
+                            headers = [*headers, (b"content-length", str(len(out[4])).encode())]
+                        await send({"type": "http.response.start", "status": out[2], "headers": headers})
+                        await send({"type": "http.response.body", "body": b""})
+                        return
+                    await send({"type": "http.response.start", "status": out[2], "headers": headers})
+                    await send({"type": "http.response.body", "body": out[4]})
                     return
                 if kind == "head":
                     await send({"type": "http.response.start", "status": out[2], "headers": out[3]})
