@@ -336,13 +336,10 @@ pub extern "C" fn a2a_server_start(
                 _ => return Err(e),
             },
         };
-        if sa.port() == 0 {
-            // The card must name the port before the server binds it.
-            let probe = std::net::TcpListener::bind(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
-            sa = probe.local_addr().map_err(|e| a2a_error::local(a2a_result::Io, e.to_string()))?;
-        }
+        // The card must name the port before the server binds it.
+        sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
         if card.supported_interfaces.is_empty() {
-            card.supported_interfaces = a2a_wire_smol::demo::card(sa).supported_interfaces;
+            card = a2a_wire_smol::demo::with_standard_interfaces(card, sa);
             let whole = a2a::codec::json::encode(&card).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))?;
             card = crate::codec::read_card(&whole)?;
         }

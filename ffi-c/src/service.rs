@@ -98,9 +98,7 @@ pub struct a2a_run {
     task_json: std::sync::OnceLock<Vec<u8>>,
 }
 
-pub(crate) fn text_of(m: &v1::Message) -> String {
-    m.parts.iter().filter_map(|p| if let Some(v1::part::Content::Text(t)) = &p.content { Some(t.as_str()) } else { None }).collect()
-}
+pub(crate) use a2a_wire_smol::agent::message_text as text_of;
 
 impl a2a_run {
     #[allow(clippy::too_many_arguments)]
@@ -259,9 +257,7 @@ pub const A2A_SERVICE_AUTHENTICATE: u32 = 1;
 pub const A2A_SERVICE_DEDUP_MESSAGE_IDS: u32 = 2;
 
 pub(crate) fn random_key() -> Result<u128, a2a_error> {
-    let mut b = [0u8; 16];
-    getrandom::fill(&mut b).map_err(|e| a2a_error::local(a2a_result::Io, format!("no OS randomness: {e}")))?;
-    Ok(u128::from_le_bytes(b))
+    a2a_wire_smol::server::os_random_key().map_err(|e| a2a_error::local(a2a_result::Io, e.to_string()))
 }
 
 /// Creates a service for the Agent Card `card_json` (v1.0 ProtoJSON; its

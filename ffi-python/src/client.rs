@@ -16,10 +16,9 @@
 use crate::errors;
 use crate::model::generated::*;
 use crate::wake::{Wake, Watch};
-use a2a::card::{Binding, ClientSupport, SelectedInterface};
+use a2a::card::SelectedInterface;
 use a2a::op::{Operation, Request, Response};
 use a2a::v1;
-use a2a::version::ProtocolVersion;
 use a2a_wire_smol::{Client, ClientOptions, Error, EventStream};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -108,20 +107,6 @@ fn not_connected() -> Error {
 pub struct ClientHub {
     hub: Arc<Hub>,
     watch: Watch,
-}
-
-fn support(bindings: &[String], versions: &[String]) -> PyResult<ClientSupport> {
-    let mut s = ClientSupport { bindings: Vec::new(), versions: Vec::new() };
-    for b in bindings {
-        match Binding::parse(b) {
-            Binding::Custom(_) => return Err(PyValueError::new_err(format!("unknown binding {b:?} (JSONRPC, HTTP+JSON, GRPC)"))),
-            known => s.bindings.push(known),
-        }
-    }
-    for v in versions {
-        s.versions.push(ProtocolVersion::parse(v).ok_or_else(|| PyValueError::new_err(format!("{v:?} is not a protocol version")))?);
-    }
-    Ok(s)
 }
 
 macro_rules! request {
@@ -235,7 +220,7 @@ impl ClientHub {
         headers: Vec<(String, String)>,
         extensions: Vec<String>,
     ) -> PyResult<()> {
-        let support = support(&bindings, &versions)?;
+        let support = crate::wire::client_support(&bindings, &versions)?;
         if !(timeout > 0.0 && timeout.is_finite()) {
             return Err(PyValueError::new_err("timeout must be a positive number of seconds"));
         }

@@ -340,23 +340,10 @@ fn struct_from_at(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Struct> {
     for item in m.items()?.iter() {
         let (k, x): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
         let key = str_from(&k).map_err(|_| PyTypeError::new_err(format!("dict keys must be str, got {}", type_name(&k))))?;
-        let value = value_from_at(&x, depth).map_err(|e| prefix_err(&key, e))?;
+        let value = at_path(&key, value_from_at(&x, depth))?;
         fields.insert(key, value);
     }
     Ok(Struct { fields })
-}
-
-fn prefix_err(key: &str, e: PyErr) -> PyErr {
-    Python::attach(|py| {
-        let msg = e.value(py).str().map(|s| s.to_string()).unwrap_or_default();
-        if e.is_instance_of::<PyTypeError>(py) {
-            PyTypeError::new_err(format!("{key}: {msg}"))
-        } else if e.is_instance_of::<PyValueError>(py) {
-            PyValueError::new_err(format!("{key}: {msg}"))
-        } else {
-            e
-        }
-    })
 }
 
 static EPOCH: PyOnceLock<Py<PyAny>> = PyOnceLock::new();

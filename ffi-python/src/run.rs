@@ -117,11 +117,7 @@ impl Run {
     /// The text of the message's text parts, concatenated.
     #[getter]
     fn text(&self) -> String {
-        self.message
-            .parts
-            .iter()
-            .filter_map(|p| if let Some(v1::part::Content::Text(t)) = &p.content { Some(t.as_str()) } else { None })
-            .collect()
+        a2a_wire_smol::agent::message_text(&self.message)
     }
     #[getter]
     fn follow_up(&self) -> bool {

@@ -88,19 +88,6 @@ impl Agent for PyAgent {
     }
 }
 
-/// The agent card a server at `addr` publishes: `card` as given, or with the six standard
-/// interfaces (JSON-RPC, HTTP+JSON and gRPC in v1.0 and v0.3) when it lists none.
-pub(crate) fn card_for(card: Option<&PyAgentCard>, addr: SocketAddr) -> v1::AgentCard {
-    let standard = a2a_wire_smol::demo::card(addr);
-    match card {
-        None => standard,
-        Some(c) if c.0.supported_interfaces.is_empty() => {
-            v1::AgentCard { supported_interfaces: standard.supported_interfaces, ..c.0.clone() }
-        }
-        Some(c) => c.0.clone(),
-    }
-}
-
 /// A running server.
 #[pyclass(module = "a2a_wire._a2a_wire", frozen)]
 pub struct ReadyServer {
@@ -119,13 +106,13 @@ impl ReadyServer {
     #[pyo3(signature = (host, port, card = None))]
     fn new(py: Python<'_>, host: &str, port: u16, card: Option<PyRef<'_, PyAgentCard>>) -> PyResult<Self> {
         let ip: std::net::IpAddr = host.parse().map_err(|e| PyValueError::new_err(format!("host {host:?} is not an IP address: {e}")))?;
-        let mut addr = SocketAddr::new(ip, port);
-        if port == 0 {
-            // The card must name the port before the server binds it.
-            let probe = std::net::TcpListener::bind(addr).map_err(|e| PyOSError::new_err(format!("cannot bind {addr}: {e}")))?;
-            addr = probe.local_addr().map_err(|e| PyOSError::new_err(e.to_string()))?;
-        }
-        let card = card_for(card.as_deref(), addr);
+        let wanted = SocketAddr::new(ip, port);
+        // The card must name the port before the server binds it.
+        let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| PyOSError::new_err(format!("cannot bind {wanted}: {e}")))?;
+        let card = match card {
+            Some(c) => a2a_wire_smol::demo::with_standard_interfaces(c.0.clone(), addr),
+            None => a2a_wire_smol::demo::card(addr),
+        };
         // The whole card is checked as the service will read it.
         let bytes = a2a::codec::json::encode(&card).map_err(|e| errors::encode_error(py, &e.to_string()))?;
         a2a::codec::json::decode::<v1::AgentCard>(&bytes).map_err(|e| errors::decode_error(py, &e))?;

@@ -72,18 +72,6 @@ pub struct ServiceHost {
     watch: Watch,
 }
 
-fn random_key() -> u128 {
-    let mut b = [0u8; 16];
-    // Without OS randomness the ids are still unique (the engine counts); only their
-    // unpredictability would suffer, so fall back to the clock rather than fail.
-    if getrandom::fill(&mut b).is_err() {
-        let t = now();
-        b[..8].copy_from_slice(&t.seconds.to_le_bytes());
-        b[8..12].copy_from_slice(&t.nanos.to_le_bytes());
-    }
-    u128::from_le_bytes(b)
-}
-
 fn header_str(v: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     if let Ok(b) = v.cast::<PyBytes>() {
         // Header values that are not UTF-8 are passed lossily, as the transports do.
@@ -117,7 +105,9 @@ impl ServiceHost {
         }
         let policy = WebhookPolicy { allow_private: allow_private_webhooks, ..WebhookPolicy::default() };
         config.webhooks = policy.schedule();
-        let service = Service::new(config, MemoryStore::new(), random_key(), now())
+        // Task ids are keyed by OS randomness, as on every other host; without it, refuse.
+        let key = a2a_wire_smol::server::os_random_key().map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
+        let service = Service::new(config, MemoryStore::new(), key, now())
             .map_err(|e| PyValueError::new_err(format!("the card cannot be served: {e}")))?;
         let (wake, watch) = crate::wake::pair()?;
         let state = State { service, runs: BTreeMap::new(), signaled: false };

@@ -93,6 +93,21 @@ pub(crate) fn negotiate(py: Python<'_>, requested: Option<&str>, supported: Vec<
     version::negotiate(version::requested(requested), &supported).map(|v| v.to_string()).map_err(|e| errors::a2a_error(py, &e, None, None))
 }
 
+/// What a client speaks, from the binding and version names it was given (in preference order).
+pub(crate) fn client_support(bindings: &[String], versions: &[String]) -> PyResult<ClientSupport> {
+    let mut client = ClientSupport { bindings: Vec::new(), versions: Vec::new() };
+    for b in bindings {
+        match Binding::parse(b) {
+            Binding::Custom(_) => return Err(PyValueError::new_err(format!("unknown binding {b:?} (JSONRPC, HTTP+JSON, GRPC)"))),
+            known => client.bindings.push(known),
+        }
+    }
+    for v in versions {
+        client.versions.push(parse_version(v)?);
+    }
+    Ok(client)
+}
+
 /// `select_interface(card, bindings, versions) -> (url, binding, version, tenant, index)`.
 #[pyfunction]
 #[pyo3(signature = (card, bindings, versions))]
@@ -104,16 +119,7 @@ pub(crate) fn _select_interface(
     let card = card
         .cast::<crate::model::generated::PyAgentCard>()
         .map_err(|_| PyTypeError::new_err(format!("card: expected AgentCard, got {}", type_name(card))))?;
-    let mut client = ClientSupport { bindings: Vec::new(), versions: Vec::new() };
-    for b in &bindings {
-        match Binding::parse(b) {
-            Binding::Custom(_) => return Err(PyValueError::new_err(format!("unknown binding {b:?} (JSONRPC, HTTP+JSON, GRPC)"))),
-            known => client.bindings.push(known),
-        }
-    }
-    for v in &versions {
-        client.versions.push(parse_version(v)?);
-    }
+    let client = client_support(&bindings, &versions)?;
     let s = card::select_interface(&card.get().0, &client).map_err(|e| errors::cannot_send(card.py(), &e.to_string()))?;
     Ok((s.url, s.binding.as_str().to_string(), s.version.to_string(), s.tenant, s.index))
 }

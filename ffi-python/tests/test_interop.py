@@ -9,7 +9,6 @@ interop matrix (INTEROP.md) on every binding each side serves, in v1.0 and v0.3:
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 from typing import Any

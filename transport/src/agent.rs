@@ -73,12 +73,13 @@ pub struct RequestContext {
 impl RequestContext {
     /// The text of the message's text parts, concatenated.
     pub fn text(&self) -> String {
-        self.message
-            .parts
-            .iter()
-            .filter_map(|p| if let Some(v1::part::Content::Text(t)) = &p.content { Some(t.as_str()) } else { None })
-            .collect()
+        message_text(&self.message)
     }
+}
+
+/// The text of `message`'s text parts, concatenated (what an agent usually reads).
+pub fn message_text(message: &v1::Message) -> String {
+    message.parts.iter().filter_map(|p| if let Some(v1::part::Content::Text(t)) = &p.content { Some(t.as_str()) } else { None }).collect()
 }
 
 /// Set when a task is canceled; cheap to clone and poll.

@@ -146,6 +146,15 @@ pub mod paths {
     pub const REST_V03: &str = "/a2a/v03/rest";
 }
 
+/// `card` as given, or, when it lists no interfaces, with the six of [`card`] for `addr`
+/// (what the bindings' ready servers publish for a card without `supportedInterfaces`).
+pub fn with_standard_interfaces(card: v1::AgentCard, addr: SocketAddr) -> v1::AgentCard {
+    if !card.supported_interfaces.is_empty() {
+        return card;
+    }
+    v1::AgentCard { supported_interfaces: self::card(addr).supported_interfaces, ..card }
+}
+
 /// The demo card for a server reachable at `addr`: JSON-RPC, HTTP+JSON and gRPC, each in
 /// v1.0 and v0.3, in that order of preference; streaming on, push notifications on.
 pub fn card(addr: SocketAddr) -> v1::AgentCard {

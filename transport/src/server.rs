@@ -116,11 +116,22 @@ fn invalid(e: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
 }
 
-/// 128 bits from the OS's random source, to key the task id generator.
-pub(crate) fn os_random_key() -> std::io::Result<u128> {
+/// 128 bits from the OS's random source, to key the task id generator (the bindings' hosts of
+/// `core::service` use it too).
+pub fn os_random_key() -> std::io::Result<u128> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b).map_err(|e| std::io::Error::other(format!("no OS randomness: {e}")))?;
     Ok(u128::from_le_bytes(b))
+}
+
+/// `addr` with port 0 replaced by a port that is free now (found by binding it and letting it
+/// go): for a card that must name the port before the server binds it. Another process may
+/// take the port in between; the server's own bind then fails.
+pub fn concrete_addr(addr: SocketAddr) -> std::io::Result<SocketAddr> {
+    if addr.port() != 0 {
+        return Ok(addr);
+    }
+    std::net::TcpListener::bind(addr)?.local_addr()
 }
 
 impl Server {

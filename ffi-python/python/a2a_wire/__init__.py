@@ -8,7 +8,7 @@
   interface selection (``negotiate``, ``select_interface``, ``read_card``).
 """
 
-from . import _model, errors, v03
+from . import errors, v03
 from ._a2a_wire import __version__
 from ._model import *  # noqa: F403 (the generated classes; see _model.pyi)
 from .errors import *  # noqa: F403

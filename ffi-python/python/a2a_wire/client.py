@@ -18,9 +18,8 @@ cancelling the task that iterates closes its connection (the task goes on at the
 from __future__ import annotations
 
 import asyncio
-import socket
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _a2a_wire

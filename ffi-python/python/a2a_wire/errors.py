@@ -3,11 +3,12 @@
 Three families:
 
 - :class:`A2AError` and one subclass per A2A error kind (``TaskNotFoundError``, ...). A client
-  raises them when the peer answered with an A2A error; an agent or an application raises
-  them to refuse a request, and the server renders them on every binding. Each carries the
-  JSON-RPC ``code``, the ``ErrorInfo`` ``reason``, the ``message``, the ``metadata``, the field
-  ``violations`` and, when received, the ``binding`` it came by with the ``wire_status`` seen
-  there (HTTP status, gRPC code or JSON-RPC code).
+  raises them when the peer answered with an A2A error; an authenticator raises them to
+  refuse a call (the service renders them on the call's binding), and an agent that raises
+  one fails its task with its message. Each carries the JSON-RPC ``code``, the ``ErrorInfo``
+  ``reason``, the ``message``, the ``metadata``, the field ``violations`` and, when received,
+  the ``binding`` it came by with the ``wire_status`` seen there (HTTP status, gRPC code or
+  JSON-RPC code; None when the transport does not report it, as for our client's calls).
 - :class:`ClientError`: what a client meets that is not an A2A error - a status without A2A
   meaning such as a proxy's bare 404 (:class:`NotA2AError`, never read as TaskNotFound), an
   answer that breaks the protocol (:class:`ProtocolError`), a request the chosen interface
