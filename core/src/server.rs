@@ -202,6 +202,28 @@ impl Endpoint {
         self.extended_card.as_ref()
     }
 
+    /// True when a request for `path` (no query) with this `Content-Type` is one of this
+    /// endpoint's: gRPC when a gRPC interface is served, or a path at or under an
+    /// interface's path (JSON-RPC: exactly its path). A host mounted among other routes
+    /// (a framework middleware) passes the others on instead of answering them 404.
+    pub fn serves(&self, path: &str, content_type: Option<&str>) -> bool {
+        if content_type.map(media_type).is_some_and(|c| c.starts_with("application/grpc")) && !self.grpc_versions.is_empty() {
+            return true;
+        }
+        self.routes.iter().any(|route| {
+            let rel = if route.path == "/" {
+                Some(path)
+            } else {
+                path.strip_prefix(route.path.as_str()).filter(|r| r.is_empty() || r.starts_with('/'))
+            };
+            match (rel, &route.binding) {
+                (Some(rel), Binding::JsonRpc) => rel.is_empty() || rel == "/",
+                (Some(_), _) => true,
+                (None, _) => false,
+            }
+        })
+    }
+
     // ------------------------------------------------------------------ decode
 
     /// Decodes a request into a call, or gives the answer to send right away.
@@ -620,5 +642,37 @@ mod tests {
         assert_eq!(url_path("http://127.0.0.1:9"), "/");
         assert_eq!(url_path("/rpc?x=1"), "/rpc");
         assert_eq!(url_path("grpc.example:443"), "/");
+    }
+
+    fn iface(url: &str, binding: &str, version: &str) -> v1::AgentInterface {
+        v1::AgentInterface { url: url.into(), protocol_binding: binding.into(), protocol_version: version.into(), ..Default::default() }
+    }
+
+    #[test]
+    fn serves_only_its_interfaces() {
+        let card = v1::AgentCard {
+            supported_interfaces: alloc::vec![
+                iface("http://h/a2a/rpc", "JSONRPC", "1.0"),
+                iface("http://h/a2a/rest/", "HTTP+JSON", "1.0"),
+                iface("http://h/a2a/rest", "HTTP+JSON", "0.3"),
+            ],
+            ..Default::default()
+        };
+        let e = Endpoint::new(card).expect("a card with two routes");
+        assert!(e.serves("/a2a/rpc", Some("application/json")));
+        assert!(e.serves("/a2a/rpc/", None));
+        // JSON-RPC is one path; HTTP+JSON is everything under its path.
+        assert!(!e.serves("/a2a/rpc/tasks", None));
+        assert!(e.serves("/a2a/rest/tasks/t1:cancel", None));
+        assert!(e.serves("/a2a/rest", None));
+        assert!(!e.serves("/a2a/restless", None));
+        assert!(!e.serves("/", None));
+        assert!(!e.serves("/health", Some("text/plain")));
+        // No gRPC interface: a gRPC request is not this endpoint's.
+        assert!(!e.serves("/lf.a2a.v1.A2AService/SendMessage", Some("application/grpc")));
+        let grpc = Endpoint::new(v1::AgentCard { supported_interfaces: alloc::vec![iface("h:1", "GRPC", "1.0")], ..Default::default() })
+            .expect("a gRPC card");
+        assert!(grpc.serves("/lf.a2a.v1.A2AService/SendMessage", Some("Application/GRPC+proto")));
+        assert!(!grpc.serves("/lf.a2a.v1.A2AService/SendMessage", None));
     }
 }

@@ -32,7 +32,7 @@ const WKT: &[&str] =
 
 /// Fields written even when they hold their default value (WIRE-NOTES (d): a default printer
 /// would drop them, but the response must always carry them).
-const ALWAYS_EMIT: &[&str] = &[
+pub const ALWAYS_EMIT: &[&str] = &[
     "lf.a2a.v1.ListTasksResponse.tasks",
     "lf.a2a.v1.ListTasksResponse.next_page_token",
     "lf.a2a.v1.ListTasksResponse.page_size",
@@ -42,7 +42,7 @@ const ALWAYS_EMIT: &[&str] = &[
 /// REQUIRED fields whose emptiness is accepted, each with its reason. REQUIRED numbers and
 /// booleans are never checked (zero is a legitimate value), nor are REQUIRED maps (an empty
 /// scope map is a legitimate "no scopes").
-const REQUIRED_BUT_MAY_BE_EMPTY: &[(&str, &str)] = &[
+pub const REQUIRED_BUT_MAY_BE_EMPTY: &[(&str, &str)] = &[
     ("lf.a2a.v1.ListTasksResponse.tasks", "a filter can match no task (WIRE-NOTES (d))"),
     ("lf.a2a.v1.ListTasksResponse.next_page_token", "\"\" marks the last page (spec 3.1.4)"),
     ("lf.a2a.v1.AgentCard.skills", "the spec's canonicalization example (8.4.1) keeps \"skills\":[]"),
@@ -563,7 +563,7 @@ impl MessageGen {
     }
 }
 
-fn is_required(f: &FieldDescriptor, behavior: &prost_reflect::ExtensionDescriptor) -> bool {
+pub fn is_required(f: &FieldDescriptor, behavior: &prost_reflect::ExtensionDescriptor) -> bool {
     let opts = f.options();
     if !opts.has_extension(behavior) {
         return false;

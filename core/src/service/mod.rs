@@ -295,6 +295,12 @@ impl<S: TaskStore> Service<S> {
         &self.endpoint
     }
 
+    /// True when a request for `path` (no query) with this `Content-Type` is the service's
+    /// to answer: the Agent Card, or one of the endpoint's ([`Endpoint::serves`]).
+    pub fn serves(&self, path: &str, content_type: Option<&str>) -> bool {
+        path == CARD_PATH || self.endpoint.serves(path, content_type)
+    }
+
     /// The engine (tasks, runs), for reading.
     pub fn engine(&self) -> &Engine<S> {
         &self.engine

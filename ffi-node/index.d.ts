@@ -1,0 +1,481 @@
+// a2a-wire for Node: the public API's types. The model's types (model.d.ts) are generated
+// from the proto; this file is written by hand and checked against the examples and tests
+// by `tsc --strict` (make node-test).
+
+import type {
+  AgentCard, Message, Task, Artifact, TaskState, Model, MessageName, SendMessageRequest, SendMessageResponse,
+  StreamResponse, GetTaskRequest, ListTasksRequest, ListTasksResponse, CancelTaskRequest, SubscribeToTaskRequest,
+  TaskPushNotificationConfig, GetTaskPushNotificationConfigRequest, ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+  JsonValue,
+} from "./model.js";
+
+export * from "./model.js";
+
+/** The package version (the Rust crates' version). */
+export declare const VERSION: string;
+
+// ---------------------------------------------------------------- codecs
+
+/** ProtoJSON text, or bytes (UTF-8 JSON, or protobuf with `format: "protobuf"`). */
+export type Data = string | Uint8Array | ArrayBuffer;
+/** A wire format. */
+export type Format = "json" | "protobuf";
+
+export interface DecodeOptions {
+  /** The format of the input (default "json"). */
+  format?: Format;
+  /** Check REQUIRED fields and oneofs (default true). */
+  validate?: boolean;
+}
+export interface EncodeOptions {
+  /** "json" (default): canonical ProtoJSON text; "protobuf": a Buffer. */
+  format?: Format;
+  /** Check REQUIRED fields and oneofs first (default true). */
+  validate?: boolean;
+}
+
+/**
+ * Decodes `data` as the message `type` of the v1.0 model (checked) into a plain object of
+ * the canonical ProtoJSON shape. Throws a `ValidationError` subclass naming the JSON path.
+ */
+export declare function decode<K extends MessageName>(type: K, data: Data, options?: DecodeOptions): Model[K];
+/** Decodes any message the codecs know by full proto name (`google.rpc.Status`, ...). */
+export declare function decode(type: string, data: Data, options?: DecodeOptions): unknown;
+
+/** Encodes the plain object `value` as the message `type`: canonical ProtoJSON text. */
+export declare function encode<K extends MessageName>(type: K, value: Model[K], options?: EncodeOptions & { format?: "json" }): string;
+/** Encodes the plain object `value` as the message `type`: protobuf bytes. */
+export declare function encode<K extends MessageName>(type: K, value: Model[K], options: EncodeOptions & { format: "protobuf" }): Buffer;
+export declare function encode(type: string, value: unknown, options?: EncodeOptions): string | Buffer;
+
+/** The fast text path: ProtoJSON in, checked, canonical ProtoJSON text out (no JS objects built). */
+export declare function canonicalize(type: MessageName | string, data: string | Uint8Array): string;
+/** Checks the plain object `value` as the message `type`; throws what `encode` would. */
+export declare function validate<K extends MessageName>(type: K, value: Model[K]): void;
+export declare function validate(type: string, value: unknown): void;
+
+export interface TranscodeOptions {
+  from?: Format;
+  to?: Format;
+  validate?: boolean;
+}
+/** `data` from one wire format to the other: JSON as a string, protobuf as a Buffer. */
+export declare function transcode(type: MessageName | string, data: Data, options: TranscodeOptions & { to: "protobuf" }): Buffer;
+export declare function transcode(type: MessageName | string, data: Data, options?: TranscodeOptions & { to?: "json" }): string;
+/** Every message name the codecs know (full proto names). */
+export declare function typeNames(): string[];
+
+// ---------------------------------------------------------------- protocol helpers
+
+export type ProtocolVersion = "1.0" | "0.3" | (string & {});
+export type BindingName = "JSONRPC" | "HTTP+JSON" | "GRPC";
+/** The versions served and spoken, newest first. */
+export declare const SUPPORTED_VERSIONS: readonly ["1.0", "0.3"];
+/** The bindings, as Agent Cards name them. */
+export declare const BINDINGS: readonly ["JSONRPC", "HTTP+JSON", "GRPC"];
+
+/** The version a request is served with (`requested`: the A2A-Version header; absent means 0.3); throws VersionNotSupportedError. */
+export declare function negotiate(requested: string | null | undefined, supported?: readonly string[]): string;
+
+/** The interface a client uses. */
+export interface SelectedInterface {
+  url: string;
+  binding: BindingName;
+  version: string;
+  /** The tenant copied into every request ("" = none). */
+  tenant: string;
+  /** Its index in the card's `supportedInterfaces`. */
+  index: number;
+}
+/** The first interface of `card` that speaks one of `bindings` and `versions`; throws CannotSendError. */
+export declare function selectInterface(
+  card: AgentCard,
+  options?: { bindings?: readonly BindingName[]; versions?: readonly string[] },
+): SelectedInterface;
+/** An Agent Card document of either version: the v1.0 card and the shape it came in. */
+export declare function readCard(data: Data): { card: AgentCard; shape: "1.0" | "0.3" | "both" };
+
+/** Something a translation could not carry: its kind and the JSON path in the source. */
+export interface Loss {
+  kind: string;
+  path: string;
+}
+
+/** The v0.3 wire model (JSON shapes of A2A v0.3.0). */
+export declare namespace V03 {
+  type TaskState = "submitted" | "working" | "input-required" | "completed" | "canceled" | "failed" | "rejected" | "auth-required" | "unknown";
+  type Role = "user" | "agent";
+  interface TextPart { kind: "text"; text: string; metadata?: { [key: string]: JsonValue } }
+  interface FileWithBytes { bytes: string; name?: string; mimeType?: string }
+  interface FileWithUri { uri: string; name?: string; mimeType?: string }
+  interface FilePart { kind: "file"; file: FileWithBytes | FileWithUri; metadata?: { [key: string]: JsonValue } }
+  interface DataPart { kind: "data"; data: { [key: string]: JsonValue }; metadata?: { [key: string]: JsonValue } }
+  type Part = TextPart | FilePart | DataPart;
+  interface Message {
+    kind: "message";
+    messageId: string;
+    role: Role;
+    parts: Part[];
+    contextId?: string;
+    taskId?: string;
+    referenceTaskIds?: string[];
+    extensions?: string[];
+    metadata?: { [key: string]: JsonValue };
+  }
+  interface TaskStatus { state: TaskState; message?: Message; timestamp?: string }
+  interface Artifact {
+    artifactId: string;
+    parts: Part[];
+    name?: string;
+    description?: string;
+    extensions?: string[];
+    metadata?: { [key: string]: JsonValue };
+  }
+  interface Task {
+    kind: "task";
+    id: string;
+    contextId: string;
+    status: TaskStatus;
+    artifacts?: Artifact[];
+    history?: Message[];
+    metadata?: { [key: string]: JsonValue };
+  }
+  interface TaskStatusUpdateEvent {
+    kind: "status-update";
+    taskId: string;
+    contextId: string;
+    status: TaskStatus;
+    final: boolean;
+    metadata?: { [key: string]: JsonValue };
+  }
+  interface TaskArtifactUpdateEvent {
+    kind: "artifact-update";
+    taskId: string;
+    contextId: string;
+    artifact: Artifact;
+    append?: boolean;
+    lastChunk?: boolean;
+    metadata?: { [key: string]: JsonValue };
+  }
+  /** Any other v0.3 object (cards, params, push configs) as JSON. */
+  type Object = { [key: string]: JsonValue };
+}
+
+/** The v0.3 model: decode/encode its JSON, translate to and from v1.0 with the losses. */
+export declare const v03: {
+  /** The v0.3 type names the translation knows. */
+  typeNames(): string[];
+  /** Decodes and checks a v0.3 object of `type`: its canonical form. */
+  decode(type: string, data: Data | object): V03.Object;
+  /** Canonical v0.3 JSON text of a v0.3 object of `type`. */
+  encode(type: string, value: Data | object): string;
+  /** Translates a v0.3 object to v1.0 (`type`: the v1.0 message name). */
+  toV1(type: string, data: Data | object): { type: string; value: unknown; losses: Loss[] };
+  /** Translates a v1.0 message to v0.3. */
+  fromV1<K extends MessageName>(type: K, value: Model[K]): { type: string; value: V03.Object; losses: Loss[] };
+};
+
+// ---------------------------------------------------------------- errors
+
+/** One offending field: its JSON path and what is wrong there. */
+export interface FieldViolation {
+  readonly field: string;
+  readonly description: string;
+}
+
+export interface A2AErrorOptions {
+  metadata?: { [key: string]: string };
+  violations?: ReadonlyArray<FieldViolation | readonly [string, string]>;
+  cause?: unknown;
+}
+
+/** An A2A error; each kind is a subclass. */
+export declare abstract class A2AError extends Error {
+  constructor(message?: string, options?: A2AErrorOptions);
+  /** The core's kind name ("TaskNotFound"). */
+  static readonly kind: string;
+  static readonly number: number;
+  /** The JSON-RPC code. */
+  static readonly code: number;
+  static readonly reason: string;
+  static readonly httpStatus: number;
+  static readonly grpcStatus: number;
+  static readonly defaultMessage: string;
+  readonly kind: string;
+  readonly number: number;
+  /** The JSON-RPC code. */
+  readonly code: number;
+  /** The ErrorInfo reason ("TASK_NOT_FOUND"; "" for the JSON-RPC protocol errors). */
+  readonly reason: string;
+  readonly httpStatus: number;
+  readonly grpcStatus: number;
+  /** ErrorInfo metadata. */
+  readonly metadata: { [key: string]: string };
+  readonly violations: readonly FieldViolation[];
+  /** How it was received ("JSONRPC", "HTTP+JSON", "GRPC"), or null when made here. */
+  readonly binding: string | null;
+  /** The status seen on that binding (JSON-RPC code, HTTP status, gRPC code), when known. */
+  readonly wireStatus: number | null;
+  toJSON(): { number: number; kind: string; message: string; metadata: { [key: string]: string }; violations: readonly FieldViolation[] };
+  /** The JSON-RPC `error` object. */
+  toJsonRpc(): { code: number; message: string; data?: unknown };
+  /** The HTTP+JSON answer. */
+  toHttp(version?: "1.0" | "0.3"): { status: number; body: unknown };
+  /** The gRPC status and its `grpc-status-details-bin` trailer. */
+  toGrpc(): { code: number; message: string; details: Buffer };
+  /** The subclass of a kind. */
+  static fromKind(kind: string): new (message?: string, options?: A2AErrorOptions) => A2AError;
+}
+export declare class TaskNotFoundError extends A2AError {}
+export declare class TaskNotCancelableError extends A2AError {}
+export declare class PushNotificationNotSupportedError extends A2AError {}
+export declare class UnsupportedOperationError extends A2AError {}
+export declare class ContentTypeNotSupportedError extends A2AError {}
+export declare class InvalidAgentResponseError extends A2AError {}
+export declare class ExtendedAgentCardNotConfiguredError extends A2AError {}
+export declare class ExtensionSupportRequiredError extends A2AError {}
+export declare class VersionNotSupportedError extends A2AError {}
+export declare class JSONParseError extends A2AError {}
+export declare class InvalidRequestError extends A2AError {}
+export declare class MethodNotFoundError extends A2AError {}
+export declare class InvalidParamsError extends A2AError {}
+export declare class InternalError extends A2AError {}
+export declare class UnauthenticatedError extends A2AError {}
+export declare class PermissionDeniedError extends A2AError {}
+export declare class UnavailableError extends A2AError {}
+
+/** A client-side failure that is not an A2A error from the peer. */
+export declare class ClientError extends Error {}
+/** The peer answered with an error that has no A2A meaning (a proxy's bare 404): never read it as TaskNotFound. */
+export declare class NotA2AError extends ClientError {
+  constructor(status: number, message?: string, options?: { binding?: string | null });
+  readonly status: number;
+  readonly detail: string;
+  readonly binding: string | null;
+}
+/** The peer's answer does not follow the A2A protocol. */
+export declare class ProtocolError extends ClientError {}
+/** The request cannot be expressed on the selected interface (e.g. ListTasks in v0.3). */
+export declare class CannotSendError extends ClientError {}
+/** No answer: the connection failed, was refused, timed out or closed early. */
+export declare class TransportError extends ClientError {}
+/** The Agent Card could not be fetched or read, or offers no interface the client speaks. */
+export declare class CardError extends ClientError {}
+
+/** Bytes or values that do not make a valid message. */
+export declare class ValidationError extends Error {
+  constructor(description: string, options?: { path?: string; violations?: ReadonlyArray<FieldViolation>; line?: number; column?: number });
+  /** "syntax", "invalid_value", "missing_required", "protobuf" or "conversion". */
+  readonly kind: string;
+  /** The JSON path of the first offending field ("" for the message itself or a syntax error). */
+  readonly path: string;
+  readonly description: string;
+  readonly violations: readonly FieldViolation[];
+  readonly line: number | null;
+  readonly column: number | null;
+}
+export declare class JsonSyntaxError extends ValidationError {}
+export declare class InvalidValueError extends ValidationError {}
+export declare class MissingFieldError extends ValidationError {}
+export declare class ProtobufError extends ValidationError {}
+export declare class ConversionError extends ValidationError {}
+/** A value its wire format cannot carry (a timestamp outside years 1-9999, a NaN). */
+export declare class EncodeError extends Error {}
+
+/** The error an HTTP+JSON error response means. */
+export declare function classifyHttp(status: number, body: string | Uint8Array, version?: string): A2AError | NotA2AError;
+/** The error a gRPC status means; `details` is the grpc-status-details-bin trailer. */
+export declare function classifyGrpc(code: number, message: string, details?: Uint8Array | null, version?: string): A2AError | NotA2AError;
+/** The error a JSON-RPC `error` object means. */
+export declare function classifyJsonRpc(error: { code?: number; message?: string; data?: unknown }): A2AError | NotA2AError;
+
+// ---------------------------------------------------------------- agents
+
+/** The status text of a task whose agent threw. */
+export declare const AGENT_FAILED: string;
+
+/** What one run of the agent is about. */
+export declare class RequestContext {
+  private constructor();
+  readonly taskId: string;
+  readonly contextId: string;
+  /** The user's message, with taskId and contextId filled in. */
+  readonly message: Message;
+  readonly messageId: string;
+  /** The text of the message's text parts, concatenated. */
+  readonly text: string;
+  /** True when the message continues an existing task. */
+  readonly followUp: boolean;
+  /** True when this run resumes a task whose run was lost in a restart. */
+  readonly resumed: boolean;
+  /** The task as stored when the run started (null for a new task). */
+  readonly task: Task | null;
+  /** Who sent it (null: anonymous). */
+  readonly principal: string | null;
+  readonly extensions: string[];
+  /** True once the task was canceled or the server is stopping. */
+  readonly cancelled: boolean;
+  /** Aborts when the task is canceled or the server is stopping. */
+  readonly signal: AbortSignal;
+  readonly runId: number;
+}
+
+export interface ArtifactOptions {
+  /** The id of a string artifact (default "artifact"). */
+  artifactId?: string;
+  name?: string;
+  /** Add its parts to the artifact with the same id. */
+  append?: boolean;
+  /** The artifact is complete. */
+  lastChunk?: boolean;
+}
+
+/** Where a run publishes; a refused publish throws the A2AError that says why. */
+export declare class Events {
+  private constructor();
+  /** An agent message of one text part, with an id of its own. */
+  agentMessage(text: string): Message;
+  /** Sets the task's status, with an optional agent message (a string: one text part). */
+  status(state: TaskState, message?: Message | string): void;
+  /** Publishes an artifact, or a chunk of one; a string becomes one text part. */
+  artifact(artifact: Artifact | string, options?: ArtifactOptions): void;
+  /** Replies with a message: first event a direct reply (no task is kept). */
+  message(message: Message | string): void;
+  /** `status(TaskState.COMPLETED, message)`. */
+  complete(message?: Message | string): void;
+  /** Resolves once the server applied every event sent so far; rejects with its refusal. */
+  flush(): Promise<void>;
+  readonly cancelled: boolean;
+}
+
+/** An agent: an async function, or an object with an `execute` method of that shape. */
+export type AgentFunction = (ctx: RequestContext, events: Events) => Promise<void> | void;
+/** An agent: an async function, or an object with an `execute` method of that shape. */
+export type Agent = AgentFunction | { execute: AgentFunction };
+/** Gets what an agent threw (the task is failed with AGENT_FAILED; the client never sees the error). */
+export type AgentErrorHandler = (err: unknown, ctx: RequestContext) => void;
+
+// ---------------------------------------------------------------- the service in your app
+
+/** A call to judge. */
+export interface AuthRequest {
+  method: string;
+  binding: BindingName;
+  version: string;
+  tenant: string;
+  /** Authorization, Cookie and the card's API-key headers (names lowercase). */
+  headers: { [name: string]: string };
+}
+/** Returns the principal (null: anonymous) or throws UnauthenticatedError / PermissionDeniedError. */
+export type Authenticator = (req: AuthRequest) => string | null | undefined | Promise<string | null | undefined>;
+
+export interface ServiceOptions {
+  extendedCard?: AgentCard;
+  authenticate?: Authenticator;
+  /** Bytes (default 8 MiB). */
+  maxBody?: number;
+  /** Push notifications to loopback and private addresses (tests). */
+  allowPrivateWebhooks?: boolean;
+  onError?: AgentErrorHandler;
+}
+
+/** Where the Agent Card is served. */
+export declare const CARD_PATH: "/.well-known/agent-card.json";
+/** Bytes of a stream a slow client may leave unsent before it is cut off. */
+export declare const STREAM_BUFFER: number;
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** The A2A service (JSON-RPC and HTTP+JSON, v1.0 and v0.3, SSE; the card) inside your own HTTP server. */
+export declare class A2AService {
+  constructor(agent: Agent, card: AgentCard, options?: ServiceOptions);
+  readonly card: AgentCard;
+  /** The web-standard handler: every path answered (404 for those not served). */
+  fetch(request: Request): Promise<Response>;
+  /** True when the request (or a path and its Content-Type) is the service's to answer. */
+  matches(request: Request | string, contentType?: string): boolean;
+  /** Serves one node:http request. */
+  handleNode(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** A node:http request listener. */
+  listener(): (req: IncomingMessage, res: ServerResponse) => void;
+  /** An Express / connect middleware; other requests go to `next()`. Mount it before body parsers. */
+  middleware(): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+  /** A Hono middleware: `app.use(service.hono())`. */
+  hono(): (c: { req: { raw: Request } }, next: () => Promise<void>) => Promise<Response | void>;
+  /** Stops; resolves once nothing is in flight (or after `timeoutMs`). */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+// ---------------------------------------------------------------- the ready server
+
+export interface ServeOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** The card to publish; its interfaces are replaced by the server's six. */
+  card?: AgentCard | Omit<AgentCard, "supportedInterfaces"> | null;
+  onError?: AgentErrorHandler;
+}
+/** A running server. */
+export declare class AgentServer {
+  private constructor();
+  /** http://HOST:PORT */
+  readonly url: string;
+  readonly card: AgentCard;
+  /** Stops; resolves once stopped. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+/** Serves `agent` on the Rust transport (JSON-RPC, HTTP+JSON and gRPC; v1.0 and v0.3) off the JS thread. */
+export declare function serve(agent: Agent, options?: ServeOptions): Promise<AgentServer>;
+
+// ---------------------------------------------------------------- the ready client
+
+export interface ConnectOptions {
+  bindings?: readonly BindingName[];
+  versions?: readonly string[];
+  /** Each call's deadline (default 30000). */
+  timeoutMs?: number;
+  /** Sent with every request. */
+  headers?: { [name: string]: string };
+  /** Extension URIs to activate. */
+  extensions?: readonly string[];
+}
+
+/** An open stream; `for await` it, `break` closes it. */
+export declare class EventStream implements AsyncIterableIterator<StreamResponse> {
+  private constructor();
+  next(): Promise<IteratorResult<StreamResponse, undefined>>;
+  return(): Promise<IteratorResult<StreamResponse, undefined>>;
+  close(): void;
+  [Symbol.asyncIterator](): EventStream;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** A client of one agent. */
+export declare class A2AClient {
+  private constructor();
+  static connect(url: string, options?: ConnectOptions): Promise<A2AClient>;
+  readonly card: AgentCard;
+  readonly interface: SelectedInterface;
+  /** A user message of one text part, with a fresh id. */
+  userMessage(text: string, extra?: Partial<Message>): Message;
+  sendMessage(request: SendMessageRequest | string): Promise<SendMessageResponse>;
+  sendStreamingMessage(request: SendMessageRequest | string): Promise<EventStream>;
+  getTask(request: GetTaskRequest | string): Promise<Task>;
+  listTasks(request?: ListTasksRequest): Promise<ListTasksResponse>;
+  cancelTask(request: CancelTaskRequest | string): Promise<Task>;
+  subscribeToTask(request: SubscribeToTaskRequest | string): Promise<EventStream>;
+  createTaskPushNotificationConfig(config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig>;
+  getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig>;
+  listTaskPushNotificationConfigs(request: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse>;
+  deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest): Promise<void>;
+  getExtendedAgentCard(request?: GetExtendedAgentCardRequest): Promise<AgentCard>;
+  close(): void;
+  [Symbol.dispose](): void;
+}
+
+declare const a2a: typeof import("./index.js");
+export default a2a;

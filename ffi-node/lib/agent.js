@@ -1,0 +1,165 @@
+"use strict";
+// Agents: what an A2A agent written for Node implements, and how a host runs it.
+//
+// An agent is an async function (or an object with such an `execute` method) that receives
+// a RequestContext and an Events:
+//
+//     async function agent(ctx, events) {
+//       events.artifact(ctx.text, { artifactId: "echo", lastChunk: true });
+//       events.complete();
+//     }
+//
+// Its turn ends when the promise settles; a thrown error (or rejection) fails the task and
+// the host keeps serving. When the task is canceled, or the server stops, `ctx.signal`
+// aborts and `ctx.cancelled` turns true.
+
+const { call, CONSTANTS } = require("./errors.js");
+const { TaskState, Role } = require("../model.js");
+
+/** The status text of a task whose agent threw (the core's words, on every a2a-wire binding). */
+const AGENT_FAILED = CONSTANTS.agentFailed;
+
+/** What one run of the agent is about. Read-only. */
+class RequestContext {
+  #run;
+  #message;
+  #task;
+  #signal;
+  constructor(run, signal) {
+    this.#run = run;
+    this.#signal = signal;
+  }
+  /** The task the message belongs to (allocated even when the agent replies with a message). */
+  get taskId() { return this.#run.taskId; }
+  get contextId() { return this.#run.contextId; }
+  /** The user's message, with `taskId` and `contextId` filled in. */
+  get message() { return (this.#message ??= JSON.parse(this.#run.messageJson)); }
+  get messageId() { return this.#run.messageId; }
+  /** The text of the message's text parts, concatenated. */
+  get text() { return this.#run.text; }
+  /** True when the message continues an existing task (e.g. answers a question). */
+  get followUp() { return this.#run.followUp; }
+  /** True when this run resumes a task whose run was lost in a restart. */
+  get resumed() { return this.#run.resumed; }
+  /** The task as stored when the run started (null for a new task). */
+  get task() {
+    if (this.#task === undefined) {
+      const t = this.#run.taskJson;
+      this.#task = t == null ? null : JSON.parse(t);
+    }
+    return this.#task;
+  }
+  /** Who sent it, as the server's authentication judged (null: anonymous). */
+  get principal() { return this.#run.principal ?? null; }
+  /** The extensions active for this call. */
+  get extensions() { return this.#run.extensions; }
+  /** True once the task was canceled or the server is stopping. */
+  get cancelled() { return this.#signal.aborted || this.#run.cancelled; }
+  /** Aborts when the task is canceled or the server is stopping. */
+  get signal() { return this.#signal; }
+  get runId() { return this.#run.id; }
+}
+
+/**
+ * Where a run publishes. A publish the server refuses throws the A2AError that says why: the
+ * run is over (its task finished, was canceled, or a newer message continued it), or the
+ * event breaks the task's state machine (an artifact after the task completed). The ready
+ * server learns of a refusal a moment later than the in-process service: from the next
+ * publish on, or at once with `await events.flush()`.
+ */
+class Events {
+  #run;
+  #replies = 0;
+  constructor(run) {
+    this.#run = run;
+  }
+  /** An agent message of one text part, with an id of its own. */
+  agentMessage(text) {
+    this.#replies += 1;
+    return { messageId: `${this.#run.messageId}-reply-${this.#replies}`, role: Role.AGENT, parts: [{ text: String(text) }] };
+  }
+  #msg(m) {
+    return typeof m === "string" ? this.agentMessage(m) : m;
+  }
+  /** Sets the task's status, with an optional agent message (a question, a reason). */
+  status(state, message) {
+    const m = message == null ? undefined : JSON.stringify(this.#msg(message));
+    call(() => this.#run.status(state, m));
+  }
+  /**
+   * Publishes an artifact, or a chunk of one (`append` adds its parts to the artifact with
+   * the same id; `lastChunk` says it is complete). A string becomes an artifact of one text
+   * part named by `artifactId` and `name`.
+   */
+  artifact(artifact, { artifactId = "artifact", name, append = false, lastChunk = false } = {}) {
+    const a = typeof artifact === "string" ? { artifactId, ...(name ? { name } : {}), parts: [{ text: artifact }] } : artifact;
+    call(() => this.#run.artifact(JSON.stringify(a), append, lastChunk));
+  }
+  /** Replies with a message: as the run's first event a direct reply (no task is kept), later a message in the task's conversation. */
+  message(message) {
+    call(() => this.#run.messageEvent(JSON.stringify(this.#msg(message))));
+  }
+  /** Shorthand for `status(TaskState.COMPLETED, message)`. */
+  complete(message) {
+    this.status(TaskState.COMPLETED, message);
+  }
+  /** Resolves once the server applied every event sent so far; rejects with its refusal. */
+  async flush() {
+    try {
+      await this.#run.flush();
+    } catch (e) {
+      throw require("./errors.js").translate(e);
+    }
+  }
+  get cancelled() { return this.#run.cancelled; }
+}
+
+function agentFunction(agent) {
+  if (typeof agent === "function") return agent;
+  if (agent != null && typeof agent.execute === "function") return (ctx, events) => agent.execute(ctx, events);
+  throw new TypeError("agent: expected an async function (ctx, events) or an object with an execute(ctx, events) method");
+}
+
+function defaultOnError(err, ctx) {
+  console.error(`a2a-wire: the agent failed on task ${ctx.taskId}:`, err);
+}
+
+/** Runs the agent for each run a host hands over, on the event loop. */
+class Runner {
+  constructor(agent, onError = defaultOnError) {
+    this.fn = agentFunction(agent);
+    this.onError = onError;
+    this.runs = new Map();
+  }
+  start(run) {
+    const controller = new AbortController();
+    const id = run.id;
+    this.runs.set(id, controller);
+    const ctx = new RequestContext(run, controller.signal);
+    const events = new Events(run);
+    let p;
+    try {
+      p = Promise.resolve(this.fn(ctx, events));
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    p.then(
+      () => run.finish(),
+      (err) => {
+        // The error itself goes to the application's log, not to the client.
+        if (run.fail(AGENT_FAILED) || !controller.signal.aborted) {
+          try { this.onError(err, ctx); } catch {}
+        }
+      },
+    ).finally(() => this.runs.delete(id));
+  }
+  cancel(id) {
+    const c = this.runs.get(id);
+    if (c !== undefined) c.abort(new Error("the task was canceled or the server is stopping"));
+  }
+  cancelAll() {
+    for (const c of this.runs.values()) c.abort(new Error("the server is stopping"));
+  }
+}
+
+module.exports = { RequestContext, Events, Runner, AGENT_FAILED };

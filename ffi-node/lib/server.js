@@ -1,0 +1,62 @@
+"use strict";
+// The ready server: the Rust transport (HTTP/1.1 and HTTP/2; JSON-RPC, HTTP+JSON and gRPC;
+// v1.0 and v0.3; SSE; the Agent Card) on threads of its own. JavaScript runs only the agent:
+// each run arrives through a thread-safe call, its events go back without waiting, and the
+// event loop is never blocked by the server.
+
+const native = require("../native.js");
+const { call, translate } = require("./errors.js");
+const { Runner } = require("./agent.js");
+
+/** A running server; `serve()` makes one. */
+class AgentServer {
+  #native;
+  #runner;
+  #stopped = null;
+  constructor(n, runner) {
+    this.#native = n;
+    this.#runner = runner;
+  }
+  /** `http://HOST:PORT`; the card is at `URL/.well-known/agent-card.json`. */
+  get url() { return this.#native.url; }
+  /** The card the server publishes. */
+  get card() { return JSON.parse(this.#native.card); }
+  /**
+   * Stops: open streams end, running runs are canceled (their `ctx.signal` aborts); resolves
+   * once the server has stopped and no longer holds the event loop.
+   */
+  close() {
+    this.#stopped ??= this.#native.stop().then(
+      () => this.#runner.cancelAll(),
+      (e) => { throw translate(e); },
+    );
+    return this.#stopped;
+  }
+  async [Symbol.asyncDispose]() {
+    await this.close();
+  }
+}
+
+/**
+ * Serves `agent` (an async function `(ctx, events)` or an object with `execute`) on
+ * `host:port` (default 127.0.0.1, port 0: a free one). `card` (optional) is the AgentCard to
+ * publish: its interfaces are replaced by the six the server speaks at its address (JSON-RPC,
+ * HTTP+JSON and gRPC, v1.0 and v0.3); without it, a card of the demo agent's shape is used.
+ * `onError(err, ctx)` gets what an agent threw. Resolves once the server listens.
+ */
+async function serve(agent, { host = "127.0.0.1", port = 0, card = null, onError } = {}) {
+  const runner = new Runner(agent, onError);
+  const n = call(
+    () =>
+      new native.ReadyServer(
+        host,
+        port,
+        card == null ? null : JSON.stringify(card),
+        (run) => runner.start(run),
+        (id) => runner.cancel(id),
+      ),
+  );
+  return new AgentServer(n, runner);
+}
+
+module.exports = { serve, AgentServer };

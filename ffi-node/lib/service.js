@@ -1,0 +1,365 @@
+"use strict";
+// The A2A service in your own HTTP stack (sans-IO): one handler on web-standard Request ->
+// Response (Hono, Bun-style servers, anything with fetch semantics), an Express / connect
+// middleware, and a node:http listener. Every protocol decision is the Rust core's sans-IO
+// service; this file moves bytes between it and the framework.
+//
+// gRPC needs HTTP/2 trailers, which neither Request/Response nor Express give: serve gRPC
+// with the ready server (`serve`) instead. The service sees request paths as the client sent
+// them (they are matched against the card's URLs), so a card mounted under a prefix lists
+// URLs with that prefix; the card itself is served at `/.well-known/agent-card.json`.
+
+const native = require("../native.js");
+const { call, translate, A2AError, InternalError, CONSTANTS } = require("./errors.js");
+const { Runner } = require("./agent.js");
+
+/** Where the Agent Card is served (the core's path). */
+const CARD_PATH = CONSTANTS.cardPath;
+/** Bytes of a stream a slow client may leave unsent before it is cut off (it then resubscribes). */
+const STREAM_BUFFER = 4 * 1024 * 1024;
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+function pairs(flat) {
+  const out = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
+  return out;
+}
+
+/** Reads a Node request body, stopping one byte past `limit` (the service then refuses it). */
+function readNodeBody(req, limit) {
+  if (Buffer.isBuffer(req.body)) return Promise.resolve(req.body);
+  if (typeof req.body === "string") return Promise.resolve(Buffer.from(req.body));
+  if (req.readableEnded && req.body !== undefined) {
+    // A body parser that ran first (express.json()) consumed the stream: its object is all
+    // that is left. Mount the A2A middleware before body parsers to serve the exact bytes.
+    return Promise.resolve(Buffer.from(JSON.stringify(req.body)));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (c) => {
+      if (size > limit) return;
+      size += c.length;
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+/** Where one call's answer goes (a web Response, or a Node ServerResponse). */
+class WebSink {
+  constructor(service, callId, head) {
+    this.service = service;
+    this.call = callId;
+    this.head = head === "HEAD";
+    this.promise = new Promise((resolve) => (this.resolve = resolve));
+    this.controller = null;
+  }
+  answer(status, headers, body) {
+    const b = this.head || NULL_BODY.has(status) ? null : body;
+    this.resolve(new Response(b, { status, headers: pairs(headers) }));
+  }
+  streamHead(status, headers) {
+    const self = this;
+    const body = new ReadableStream({
+      start(c) { self.controller = c; },
+      cancel() { self.service._gone(self.call); },
+    }, { highWaterMark: STREAM_BUFFER, size: (chunk) => chunk.byteLength });
+    this.resolve(new Response(body, { status, headers: pairs(headers) }));
+  }
+  frame(bytes) {
+    if (this.controller === null) return;
+    this.controller.enqueue(bytes);
+    if (this.controller.desiredSize !== null && this.controller.desiredSize <= 0) this.service._slow(this.call);
+  }
+  end(bytes) {
+    if (this.controller === null) return;
+    if (bytes.length) this.controller.enqueue(bytes);
+    this.controller.close();
+    this.controller = null;
+  }
+}
+
+class NodeSink {
+  constructor(service, callId, req, res) {
+    this.service = service;
+    this.call = callId;
+    this.head = req.method === "HEAD";
+    this.res = res;
+    this.done = false;
+    res.on("close", () => {
+      if (!this.done) service._gone(callId);
+    });
+  }
+  answer(status, headers, body) {
+    this.done = true;
+    this.res.writeHead(status, headers);
+    this.res.end(this.head || NULL_BODY.has(status) ? undefined : body);
+  }
+  streamHead(status, headers) {
+    this.res.writeHead(status, headers);
+    this.res.flushHeaders?.();
+  }
+  frame(bytes) {
+    this.res.write(bytes);
+    if (this.res.writableLength > STREAM_BUFFER) this.service._slow(this.call);
+  }
+  end(bytes) {
+    this.done = true;
+    this.res.end(bytes.length ? bytes : undefined);
+  }
+}
+
+/**
+ * The A2A service of `agent` (see `agent.js`) under `card` (an AgentCard object whose
+ * interfaces point at this server: JSON-RPC and HTTP+JSON, v1.0 and v0.3).
+ *
+ * Options: `extendedCard`; `authenticate(req)` judges every call (`req`: `{method, binding,
+ * version, tenant, headers}`) and returns the principal (a name; null: anonymous) or throws
+ * `UnauthenticatedError` / `PermissionDeniedError` (it may be async; without it every call
+ * is anonymous and the extended card is never served); `maxBody` (bytes, default 8 MiB);
+ * `allowPrivateWebhooks` (push notifications to loopback and private addresses, for tests:
+ * the SSRF guard refuses them by default); `onError(err, ctx)` gets what an agent threw.
+ */
+class A2AService {
+  #host;
+  #runner;
+  #sinks = new Map();
+  #authenticate;
+  #maxBody;
+  #timer = null;
+  #draining = false;
+  #closed = false;
+
+  constructor(agent, card, options = {}) {
+    this.#runner = new Runner(agent, options.onError);
+    this.#authenticate = options.authenticate ?? null;
+    this.#maxBody = options.maxBody ?? 8 * 1024 * 1024;
+    const opts = {
+      extendedCard: options.extendedCard == null ? undefined : JSON.stringify(options.extendedCard),
+      authenticate: this.#authenticate !== null,
+      maxBody: this.#maxBody,
+      allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+    };
+    this.#host = call(() => new native.ServiceHost(JSON.stringify(card), opts, () => this.#drain()));
+    /** The web-standard handler: `Request` in, `Promise<Response>` out (every path answered). */
+    this.fetch = this.fetch.bind(this);
+  }
+
+  /** The card served. */
+  get card() { return JSON.parse(this.#host.card); }
+
+  /** True when `request` (a Request, or a path and its Content-Type) is the service's to answer. */
+  matches(request, contentType) {
+    if (typeof request === "string") return this.#host.serves(request, contentType ?? undefined);
+    const url = new URL(request.url);
+    return this.#host.serves(url.pathname, request.headers.get("content-type") ?? undefined);
+  }
+
+  async fetch(request) {
+    if (this.#closed) return new Response("the A2A service is closed", { status: 503 });
+    const url = new URL(request.url);
+    const headers = [];
+    for (const [n, v] of request.headers) headers.push(n, v);
+    let body;
+    if (request.method === "GET" || request.method === "HEAD" || request.body === null) {
+      body = new Uint8Array(0);
+    } else {
+      body = await readWebBody(request, this.#maxBody);
+    }
+    const id = this.#host.request(request.method, url.pathname + url.search, headers, body);
+    const sink = new WebSink(this, id, request.method);
+    this.#sinks.set(id, sink);
+    request.signal?.addEventListener?.("abort", () => this._gone(id), { once: true });
+    this.#drain();
+    return sink.promise;
+  }
+
+  /** Serves one node:http request (every path answered). */
+  async handleNode(req, res) {
+    if (this.#closed) {
+      res.writeHead(503).end("the A2A service is closed");
+      return;
+    }
+    const headers = [];
+    const raw = req.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) headers.push(raw[i].toLowerCase(), raw[i + 1]);
+    let body;
+    try {
+      body = await readNodeBody(req, this.#maxBody);
+    } catch {
+      res.destroy();
+      return;
+    }
+    const target = req.originalUrl ?? req.url ?? "/";
+    const id = this.#host.request(req.method ?? "GET", target, headers, body);
+    this.#sinks.set(id, new NodeSink(this, id, req, res));
+    this.#drain();
+  }
+
+  /** A node:http request listener: `http.createServer(service.listener())`. */
+  listener() {
+    return (req, res) => {
+      this.handleNode(req, res).catch((e) => {
+        console.error("a2a-wire: request failed:", e);
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    };
+  }
+
+  /**
+   * An Express / connect middleware: serves the card and the card's interfaces, and passes
+   * every other request to `next()`. Mount it before body parsers (it needs the raw body).
+   */
+  middleware() {
+    return (req, res, next) => {
+      const path = (req.originalUrl ?? req.url ?? "/").split("?")[0];
+      if (!this.#host.serves(path, req.headers["content-type"])) return next();
+      this.handleNode(req, res).catch(next);
+    };
+  }
+
+  /** A Hono middleware: `app.use(service.hono())`; other requests go on to your routes. */
+  hono() {
+    return async (c, next) => (this.matches(c.req.raw) ? this.fetch(c.req.raw) : next());
+  }
+
+  /**
+   * Stops: open streams end, waiting calls get Unavailable, runs are canceled; resolves once
+   * nothing is in flight (or after `timeoutMs`).
+   */
+  async close(timeoutMs = 5000) {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#host.shutdown();
+    this.#drain();
+    const until = Date.now() + timeoutMs;
+    while (!this.#host.isIdle() && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 5));
+      this.#drain();
+    }
+    this.#runner.cancelAll();
+    if (this.#timer !== null) clearTimeout(this.#timer);
+  }
+
+  _gone(id) {
+    if (this.#sinks.delete(id)) {
+      this.#host.callerGone(id);
+      this.#drain();
+    }
+  }
+  _slow(id) {
+    this.#host.slowConsumer(id);
+    queueMicrotask(() => this.#drain());
+  }
+
+  #drain() {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      for (;;) {
+        const outputs = this.#host.poll();
+        if (outputs.length === 0) break;
+        for (const o of outputs) this.#output(o);
+      }
+    } finally {
+      this.#draining = false;
+    }
+    this.#schedule();
+  }
+
+  #output(o) {
+    switch (o.kind) {
+      case "answer": {
+        const s = this.#sinks.get(o.call);
+        this.#sinks.delete(o.call);
+        s?.answer(o.status, o.headers, o.body);
+        break;
+      }
+      case "head":
+        this.#sinks.get(o.call)?.streamHead(o.status, o.headers);
+        break;
+      case "frame":
+        this.#sinks.get(o.call)?.frame(o.body);
+        break;
+      case "end": {
+        const s = this.#sinks.get(o.call);
+        this.#sinks.delete(o.call);
+        s?.end(o.body);
+        break;
+      }
+      case "start": {
+        const run = this.#host.takeRun(o.run);
+        if (run != null) this.#runner.start(run);
+        break;
+      }
+      case "cancel":
+        this.#runner.cancel(o.run);
+        break;
+      case "authenticate":
+        this.#judge(o);
+        break;
+      default:
+        break;
+    }
+  }
+
+  async #judge(o) {
+    const req = { method: o.method, binding: o.binding, version: o.version, tenant: o.tenant, headers: Object.fromEntries(pairs(o.headers)) };
+    let principal = null;
+    let error;
+    try {
+      principal = (await this.#authenticate(req)) ?? null;
+    } catch (e) {
+      const err = translate(e);
+      error = JSON.stringify(err instanceof A2AError ? err : new InternalError("the authentication hook failed"));
+      if (!(err instanceof A2AError)) console.error("a2a-wire: the authentication hook failed:", e);
+    }
+    if (principal !== null && typeof principal !== "string") principal = String(principal);
+    this.#host.authenticated(o.call, error === undefined ? principal : null, error);
+    this.#drain();
+  }
+
+  #schedule() {
+    const ms = this.#host.nextTimeout();
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    if (ms == null || this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#host.timeout();
+      this.#drain();
+    }, Math.ceil(ms));
+    this.#timer.unref?.();
+  }
+}
+
+async function readWebBody(request, limit) {
+  const reader = request.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > limit) {
+      // One byte past the limit is enough for the service to refuse it with its error.
+      await reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+module.exports = { A2AService, CARD_PATH, STREAM_BUFFER };

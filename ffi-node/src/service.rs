@@ -1,0 +1,342 @@
+//! The sans-IO service in the Node process (`ServiceHost`), for the fetch handler.
+//!
+//! The JavaScript side (`lib/service.js`) feeds it requests and drains its outputs; the
+//! protocol work (decoding, the engine, encoding, the card) runs here. Runs are JavaScript
+//! async functions on the event loop; their events go straight into the service (`Run` with
+//! `Backend::Service`), so a refused event throws at once. Webhook attempts are carried out
+//! by the transport's delivery code on smol's executor threads; their results go into the
+//! service from there, and a weak thread-safe function (it never keeps the process alive)
+//! tells the event loop to drain the outputs that follow.
+
+use crate::errors;
+use crate::run::{Backend, Run, RunInfo};
+use a2a::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
+use a2a::error::A2aError;
+use a2a::http::HttpRequest;
+use a2a::service::{Output, Service, ServiceConfig};
+use a2a_wire_smol::host::now;
+use a2a_wire_smol::webhook::{deliver_once, WebhookPolicy};
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi_derive::napi;
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The wake-up call into JavaScript: no arguments, no result, never keeps the loop alive.
+type Wake = ThreadsafeFunction<(), (), (), Status, false, true>;
+
+struct State {
+    service: Service<MemoryStore>,
+    /// Cancel flags of the runs in progress.
+    runs: BTreeMap<RunId, Arc<AtomicBool>>,
+    /// Runs started and not yet taken by JavaScript.
+    starting: BTreeMap<RunId, RunInfo>,
+    /// A wake-up call is on its way.
+    signaled: bool,
+}
+
+/// The service and what its hosts share (the event loop, the runs, webhook threads).
+pub(crate) struct ServiceCore {
+    state: Mutex<State>,
+    wake: Wake,
+    policy: WebhookPolicy,
+}
+
+impl ServiceCore {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Tells the loop that outputs wait (one call per wait, not per output).
+    fn signal(&self, s: &mut State) {
+        if !s.signaled {
+            s.signaled = true;
+            self.wake.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+
+    pub(crate) fn agent_event(&self, run: RunId, event: AgentEvent) -> std::result::Result<(), A2aError> {
+        let mut s = self.lock();
+        let r = s.service.handle_agent_event(run, event, now());
+        self.signal(&mut s);
+        r
+    }
+
+    pub(crate) fn run_end(&self, run: RunId, end: RunEnd) {
+        let mut s = self.lock();
+        s.runs.remove(&run);
+        s.starting.remove(&run);
+        s.service.handle_run_end(run, end, now());
+        self.signal(&mut s);
+    }
+}
+
+/// What the service asks of the fetch handler, one output. `kind` says which fields are set:
+/// `"answer"` (call, status, headers, body), `"head"` (call, status, headers), `"frame"`
+/// (call, body), `"end"` (call, body, trailers), `"start"` (run: take it with `takeRun`),
+/// `"cancel"` (run), `"authenticate"` (call, method, binding, version, tenant, headers).
+/// Headers are flat `[name, value, name, value, ...]` lists.
+#[napi(object)]
+pub struct ServiceOutput {
+    pub kind: String,
+    pub call: Option<i64>,
+    pub status: Option<u32>,
+    pub headers: Option<Vec<String>>,
+    pub body: Option<Buffer>,
+    pub trailers: Option<Vec<String>>,
+    pub run: Option<i64>,
+    pub method: Option<String>,
+    pub binding: Option<String>,
+    pub version: Option<String>,
+    pub tenant: Option<String>,
+}
+
+impl ServiceOutput {
+    fn new(kind: &str) -> Self {
+        ServiceOutput {
+            kind: kind.to_string(),
+            call: None,
+            status: None,
+            headers: None,
+            body: None,
+            trailers: None,
+            run: None,
+            method: None,
+            binding: None,
+            version: None,
+            tenant: None,
+        }
+    }
+}
+
+fn flat(headers: &[(String, String)]) -> Vec<String> {
+    headers.iter().flat_map(|(n, v)| [n.clone(), v.clone()]).collect()
+}
+
+/// Options of a service.
+#[napi(object)]
+pub struct ServiceOptions {
+    /// The extended card (ProtoJSON), served to authenticated callers.
+    pub extended_card: Option<String>,
+    /// Every call is judged first (`"authenticate"` outputs).
+    pub authenticate: Option<bool>,
+    /// The largest request body taken (bytes).
+    pub max_body: Option<u32>,
+    /// Lets push notifications go to loopback and private addresses (tests).
+    pub allow_private_webhooks: Option<bool>,
+}
+
+/// The service of one fetch handler.
+#[napi]
+pub struct ServiceHost {
+    core: Arc<ServiceCore>,
+}
+
+fn call_id(call: i64) -> Result<CallId> {
+    u64::try_from(call).map(CallId).map_err(|_| errors::range_error("call: expected a call id"))
+}
+
+#[napi]
+impl ServiceHost {
+    /// A service publishing `card` (ProtoJSON; its interfaces are what is served). `wake` is
+    /// called (from the event loop) when outputs wait that no call of JavaScript produced.
+    #[napi(constructor)]
+    pub fn new(card: String, options: ServiceOptions, wake: Function<(), ()>) -> Result<Self> {
+        let card: a2a::v1::AgentCard = crate::run::decode(&card)?;
+        let mut config = ServiceConfig::new(card);
+        config.extended_card = options.extended_card.as_deref().map(crate::run::decode).transpose()?;
+        config.authenticate = options.authenticate.unwrap_or(false);
+        if let Some(m) = options.max_body {
+            config.limits.max_body = m as usize;
+        }
+        let policy = WebhookPolicy { allow_private: options.allow_private_webhooks.unwrap_or(false), ..WebhookPolicy::default() };
+        config.webhooks = policy.schedule();
+        // Task ids are keyed by OS randomness, as on every other host; without it, refuse.
+        let key = a2a_wire_smol::server::os_random_key().map_err(|e| Error::from_reason(format!("no OS randomness: {e}")))?;
+        let service = Service::new(config, MemoryStore::new(), key, now())
+            .map_err(|e| errors::range_error(format!("the card cannot be served: {e}")))?;
+        let wake: Wake = wake.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
+        let state = State { service, runs: BTreeMap::new(), starting: BTreeMap::new(), signaled: false };
+        Ok(ServiceHost { core: Arc::new(ServiceCore { state: Mutex::new(state), wake, policy }) })
+    }
+
+    /// Feeds one HTTP request: `method`, `target` (path and `?query`), `headers` (flat
+    /// `[name, value, ...]`), `body`. Returns the call's id; its answer comes out of `poll()`.
+    #[napi]
+    pub fn request(&self, method: String, target: String, headers: Vec<String>, body: Uint8Array) -> i64 {
+        let refs: Vec<(&str, &str)> = headers.chunks_exact(2).map(|p| (p[0].as_str(), p[1].as_str())).collect();
+        let req = HttpRequest { method: &method, target: &target, headers: &refs, body: &body };
+        self.core.lock().service.handle_request(&req, now()).0 as i64
+    }
+
+    /// True when a request for `path` (no query) with this `Content-Type` is the service's
+    /// (the card, or at an interface's path); a middleware passes the others on.
+    #[napi]
+    pub fn serves(&self, path: String, content_type: Option<String>) -> bool {
+        self.core.lock().service.serves(&path, content_type.as_deref())
+    }
+
+    /// Every output waiting.
+    #[napi]
+    pub fn poll(&self) -> Vec<ServiceOutput> {
+        let mut s = self.core.lock();
+        s.signaled = false;
+        let mut out = Vec::new();
+        let mut attempts = Vec::new();
+        while let Some(o) = s.service.poll_output() {
+            let item = match o {
+                Output::SendWebhook(a) => {
+                    attempts.push(a);
+                    continue;
+                }
+                Output::Answer { call, response } => ServiceOutput {
+                    call: Some(call.0 as i64),
+                    status: Some(u32::from(response.status)),
+                    headers: Some(flat(&response.headers)),
+                    body: Some(response.body.into()),
+                    trailers: Some(flat(&response.trailers)),
+                    ..ServiceOutput::new("answer")
+                },
+                Output::StreamHead { call, head } => ServiceOutput {
+                    call: Some(call.0 as i64),
+                    status: Some(u32::from(head.status)),
+                    headers: Some(flat(&head.headers)),
+                    ..ServiceOutput::new("head")
+                },
+                Output::StreamFrame { call, bytes } => {
+                    ServiceOutput { call: Some(call.0 as i64), body: Some(bytes.into()), ..ServiceOutput::new("frame") }
+                }
+                Output::StreamEnd { call, bytes, trailers } => ServiceOutput {
+                    call: Some(call.0 as i64),
+                    body: Some(bytes.into()),
+                    trailers: Some(flat(&trailers)),
+                    ..ServiceOutput::new("end")
+                },
+                Output::StartRun(r) => {
+                    let e = r.execution;
+                    let id = e.id;
+                    s.runs.insert(id, Arc::new(AtomicBool::new(false)));
+                    let info = RunInfo {
+                        id,
+                        task_id: e.task_id,
+                        context_id: e.context_id,
+                        message: e.message,
+                        follow_up: e.follow_up,
+                        resumed: e.resumed,
+                        task: r.task,
+                        principal: e.context.principal,
+                        extensions: e.context.extensions,
+                    };
+                    s.starting.insert(id, info);
+                    ServiceOutput { run: Some(id.0 as i64), ..ServiceOutput::new("start") }
+                }
+                Output::CancelRun { run, .. } => {
+                    if let Some(f) = s.runs.get(&run) {
+                        f.store(true, std::sync::atomic::Ordering::Release);
+                    }
+                    ServiceOutput { run: Some(run.0 as i64), ..ServiceOutput::new("cancel") }
+                }
+                Output::Authenticate(a) => ServiceOutput {
+                    call: Some(a.call.0 as i64),
+                    method: Some(a.method.names().v1.to_string()),
+                    binding: Some(a.binding.as_str().to_string()),
+                    version: Some(a.version.to_string()),
+                    tenant: Some(a.tenant),
+                    headers: Some(flat(&a.headers)),
+                    ..ServiceOutput::new("authenticate")
+                },
+                // Nothing else is produced today; a new output must get a decision here.
+                _ => continue,
+            };
+            out.push(item);
+        }
+        drop(s);
+        for a in attempts {
+            let core = self.core.clone();
+            let policy = self.core.policy.clone();
+            smol::spawn(async move {
+                let outcome = deliver_once(&a.request, &policy).await;
+                let mut s = core.lock();
+                s.service.handle_webhook_result(a.id, outcome, now());
+                core.signal(&mut s);
+            })
+            .detach();
+        }
+        out
+    }
+
+    /// The run a `"start"` output named (once).
+    #[napi]
+    pub fn take_run(&self, run: i64) -> Option<Run> {
+        let id = RunId(u64::try_from(run).ok()?);
+        let mut s = self.core.lock();
+        let info = s.starting.remove(&id)?;
+        let canceled = s.runs.get(&id).cloned().unwrap_or_default();
+        drop(s);
+        Some(Run::new(info, Backend::Service { core: self.core.clone(), canceled }))
+    }
+
+    /// The verdict on an `"authenticate"` output: `principal` (null: anonymous) or `error`,
+    /// the JSON of an A2AError (Unauthenticated, PermissionDenied) to answer with.
+    #[napi]
+    pub fn authenticated(&self, call: i64, principal: Option<String>, error: Option<String>) -> Result<()> {
+        let verdict = match error {
+            None => Ok(principal),
+            Some(e) => Err(errors::a2a_from_json(&e)?),
+        };
+        let call = call_id(call)?;
+        self.core.lock().service.handle_authenticated(call, verdict, now());
+        Ok(())
+    }
+
+    /// The caller of `call` went away (the client disconnected).
+    #[napi]
+    pub fn caller_gone(&self, call: i64) -> Result<()> {
+        let call = call_id(call)?;
+        self.core.lock().service.handle_caller_gone(call);
+        Ok(())
+    }
+
+    /// The client of stream `call` fell behind: the stream ends with an error event.
+    #[napi]
+    pub fn slow_consumer(&self, call: i64) -> Result<()> {
+        let call = call_id(call)?;
+        self.core.lock().service.handle_slow_consumer(call);
+        Ok(())
+    }
+
+    /// Milliseconds until `timeout()` is due, or null.
+    #[napi]
+    pub fn next_timeout(&self) -> Option<f64> {
+        let t = self.core.lock().service.poll_timeout()?;
+        let n = now();
+        let ms = (t.seconds - n.seconds) as f64 * 1e3 + f64::from(t.nanos - n.nanos) / 1e6;
+        Some(ms.max(0.0))
+    }
+
+    /// Time passed (due webhook retries become attempts).
+    #[napi]
+    pub fn timeout(&self) {
+        self.core.lock().service.handle_timeout(now());
+    }
+
+    /// Begins shutting down: streams end, waiting calls get Unavailable, runs are canceled
+    /// (their `"cancel"` outputs come out of `poll()`).
+    #[napi]
+    pub fn shutdown(&self) {
+        self.core.lock().service.shutdown();
+    }
+
+    /// True when no call, run output or webhook is in flight.
+    #[napi]
+    pub fn is_idle(&self) -> bool {
+        self.core.lock().service.is_idle()
+    }
+
+    /// The card served (ProtoJSON).
+    #[napi(getter)]
+    pub fn card(&self) -> Result<String> {
+        crate::run::json(self.core.lock().service.endpoint().card())
+    }
+}
