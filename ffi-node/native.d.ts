@@ -117,6 +117,13 @@ export declare class ServiceHost {
   serves(path: string, contentType?: string | undefined | null): boolean
   /** Every output waiting. */
   poll(): Array<ServiceOutput>
+  /**
+   * Decodes a request the way the service would, without serving it: `kind` `"call"`
+   * (with `method`, `request` the ProtoJSON of its v1.0 request, `jsonrpcId` the JSON of
+   * the JSON-RPC id, `version`) for a request the endpoint accepts, or `"refused"` (with
+   * `status`, `headers`, `body`, `trailers`) for its refusal.
+   */
+  decode(method: string, target: string, headers: Array<string>, body: Uint8Array): DecodedRequest
   /** The run a `"start"` output named (once). */
   takeRun(run: number): Run | null
   /**
@@ -186,6 +193,19 @@ export interface ConnectOptions {
  * task whose agent failed, and the protocol versions served.
  */
 export declare function constants(): string
+
+/** A request decoded without serving it (`ServiceHost.decode`). */
+export interface DecodedRequest {
+  kind: string
+  method?: string
+  request?: string
+  jsonrpcId?: string
+  version?: string
+  status?: number
+  headers?: Array<string>
+  body?: Buffer
+  trailers?: Array<string>
+}
 
 /**
  * The core's error table as JSON: one object per kind with its number, name, JSON-RPC code,

@@ -10,10 +10,11 @@
 //     }
 //
 // Its turn ends when the promise settles; a thrown error (or rejection) fails the task and
-// the host keeps serving. When the task is canceled, or the server stops, `ctx.signal`
+// the host keeps serving (an A2AError's message becomes the failure's text; any other error
+// goes to `onError`, the client sees AGENT_FAILED). When the task is canceled, or the server stops, `ctx.signal`
 // aborts and `ctx.cancelled` turns true.
 
-const { call, CONSTANTS } = require("./errors.js");
+const { call, translate, A2AError, CONSTANTS } = require("./errors.js");
 const { TaskState, Role } = require("../model.js");
 
 /** The status text of a task whose agent threw (the core's words, on every a2a-wire binding). */
@@ -69,9 +70,11 @@ class RequestContext {
  */
 class Events {
   #run;
+  #poke;
   #replies = 0;
-  constructor(run) {
+  constructor(run, poke) {
     this.#run = run;
+    this.#poke = poke;
   }
   /** An agent message of one text part, with an id of its own. */
   agentMessage(text) {
@@ -85,6 +88,7 @@ class Events {
   status(state, message) {
     const m = message == null ? undefined : JSON.stringify(this.#msg(message));
     call(() => this.#run.status(state, m));
+    this.#poke?.();
   }
   /**
    * Publishes an artifact, or a chunk of one (`append` adds its parts to the artifact with
@@ -94,10 +98,12 @@ class Events {
   artifact(artifact, { artifactId = "artifact", name, append = false, lastChunk = false } = {}) {
     const a = typeof artifact === "string" ? { artifactId, ...(name ? { name } : {}), parts: [{ text: artifact }] } : artifact;
     call(() => this.#run.artifact(JSON.stringify(a), append, lastChunk));
+    this.#poke?.();
   }
   /** Replies with a message: as the run's first event a direct reply (no task is kept), later a message in the task's conversation. */
   message(message) {
     call(() => this.#run.messageEvent(JSON.stringify(this.#msg(message))));
+    this.#poke?.();
   }
   /** Shorthand for `status(TaskState.COMPLETED, message)`. */
   complete(message) {
@@ -108,7 +114,7 @@ class Events {
     try {
       await this.#run.flush();
     } catch (e) {
-      throw require("./errors.js").translate(e);
+      throw translate(e);
     }
   }
   get cancelled() { return this.#run.cancelled; }
@@ -124,11 +130,15 @@ function defaultOnError(err, ctx) {
   console.error(`a2a-wire: the agent failed on task ${ctx.taskId}:`, err);
 }
 
-/** Runs the agent for each run a host hands over, on the event loop. */
+/**
+ * Runs the agent for each run a host hands over, on the event loop. `poke` (the in-process
+ * service's) is called after every publish and end, so that the host drains what they made.
+ */
 class Runner {
-  constructor(agent, onError = defaultOnError) {
+  constructor(agent, onError = defaultOnError, poke = null) {
     this.fn = agentFunction(agent);
-    this.onError = onError;
+    this.onError = onError ?? defaultOnError;
+    this.poke = poke;
     this.runs = new Map();
   }
   start(run) {
@@ -136,7 +146,7 @@ class Runner {
     const id = run.id;
     this.runs.set(id, controller);
     const ctx = new RequestContext(run, controller.signal);
-    const events = new Events(run);
+    const events = new Events(run, this.poke);
     let p;
     try {
       p = Promise.resolve(this.fn(ctx, events));
@@ -146,12 +156,26 @@ class Runner {
     p.then(
       () => run.finish(),
       (err) => {
-        // The error itself goes to the application's log, not to the client.
-        if (run.fail(AGENT_FAILED) || !controller.signal.aborted) {
-          try { this.onError(err, ctx); } catch {}
+        // A run canceled meanwhile ends as finished (an aborted sleep rejects, as it should).
+        if (controller.signal.aborted) {
+          run.finish();
+          return;
         }
+        // An A2AError is the agent's answer: its message is the failure's text.
+        if (err instanceof A2AError) {
+          run.fail(err.message);
+          return;
+        }
+        // Anything else goes to the application's log, not to the client.
+        run.fail(AGENT_FAILED);
+        try {
+          this.onError(err, ctx);
+        } catch {}
       },
-    ).finally(() => this.runs.delete(id));
+    ).finally(() => {
+      this.runs.delete(id);
+      this.poke?.();
+    });
   }
   cancel(id) {
     const c = this.runs.get(id);

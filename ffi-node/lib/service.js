@@ -131,9 +131,10 @@ class A2AService {
   #timer = null;
   #draining = false;
   #closed = false;
+  #poked = false;
 
   constructor(agent, card, options = {}) {
-    this.#runner = new Runner(agent, options.onError);
+    this.#runner = new Runner(agent, options.onError, () => this.#poke());
     this.#authenticate = options.authenticate ?? null;
     this.#maxBody = options.maxBody ?? 8 * 1024 * 1024;
     const opts = {
@@ -252,6 +253,16 @@ class A2AService {
   _slow(id) {
     this.#host.slowConsumer(id);
     queueMicrotask(() => this.#drain());
+  }
+
+  /** A drain soon (after what the current job publishes next). */
+  #poke() {
+    if (this.#poked) return;
+    this.#poked = true;
+    queueMicrotask(() => {
+      this.#poked = false;
+      this.#drain();
+    });
   }
 
   #drain() {

@@ -114,6 +114,20 @@ fn flat(headers: &[(String, String)]) -> Vec<String> {
     headers.iter().flat_map(|(n, v)| [n.clone(), v.clone()]).collect()
 }
 
+/// A request decoded without serving it (`ServiceHost.decode`).
+#[napi(object)]
+pub struct DecodedRequest {
+    pub kind: String,
+    pub method: Option<String>,
+    pub request: Option<String>,
+    pub jsonrpc_id: Option<String>,
+    pub version: Option<String>,
+    pub status: Option<u32>,
+    pub headers: Option<Vec<String>>,
+    pub body: Option<Buffer>,
+    pub trailers: Option<Vec<String>>,
+}
+
 /// Options of a service.
 #[napi(object)]
 pub struct ServiceOptions {
@@ -264,6 +278,45 @@ impl ServiceHost {
             .detach();
         }
         out
+    }
+
+    /// Decodes a request the way the service would, without serving it: `kind` `"call"`
+    /// (with `method`, `request` the ProtoJSON of its v1.0 request, `jsonrpcId` the JSON of
+    /// the JSON-RPC id, `version`) for a request the endpoint accepts, or `"refused"` (with
+    /// `status`, `headers`, `body`, `trailers`) for its refusal.
+    #[napi]
+    pub fn decode(&self, method: String, target: String, headers: Vec<String>, body: Uint8Array) -> Result<DecodedRequest> {
+        let refs: Vec<(&str, &str)> = headers.chunks_exact(2).map(|p| (p[0].as_str(), p[1].as_str())).collect();
+        let req = HttpRequest { method: &method, target: &target, headers: &refs, body: &body };
+        let s = self.core.lock();
+        Ok(match s.service.endpoint().decode(&req) {
+            Ok(call) => {
+                let mut json = Vec::new();
+                call.operation.to_json(&mut json).map_err(|e| errors::encode_error(&e.to_string()))?;
+                DecodedRequest {
+                    kind: "call".into(),
+                    method: Some(call.method().names().v1.to_string()),
+                    request: Some(String::from_utf8_lossy(&json).into_owned()),
+                    jsonrpc_id: Some(call.jsonrpc_id.to_string()),
+                    version: Some(call.version.to_string()),
+                    status: None,
+                    headers: None,
+                    body: None,
+                    trailers: None,
+                }
+            }
+            Err(r) => DecodedRequest {
+                kind: "refused".into(),
+                method: None,
+                request: None,
+                jsonrpc_id: None,
+                version: None,
+                status: Some(u32::from(r.status)),
+                headers: Some(flat(&r.headers)),
+                body: Some(r.body.into()),
+                trailers: Some(flat(&r.trailers)),
+            },
+        })
     }
 
     /// The run a `"start"` output named (once).
