@@ -7,9 +7,10 @@ FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
-	interop-py c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python
+	interop-py c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
+	node-build node-model node-check node-pack node-test bench-node
 
-test: deps fmt-check unit oracle interop c-test py-test nostd bench-build fuzz-smoke
+test: deps fmt-check unit oracle interop c-test py-test node-test nostd bench-build fuzz-smoke
 	@echo "make test: all passed"
 
 CBINDGEN_VERSION := 0.29.4
@@ -206,3 +207,34 @@ bench-python: py-test
 	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-bench --bins
 	$(PY_WHEEL_VENV)/bin/python bench/python/run.py
+
+# ---- The Node binding (ffi-node/): npm install a2a-wire -----------------------------------
+# `make node-test` builds the native module with @napi-rs/cli from npm (its own target
+# triple directory under target/), checks that the committed generated files (the napi
+# loader native.js and native.d.ts, model.js and model.d.ts, index.mjs) are what the build
+# makes, packs the package with `npm pack`, installs the tarball into a fresh project and
+# into examples/node, and runs tsc --strict and node --test there (ffi-node/tests/run.sh),
+# then the README's Node commands (ffi-node/tests/readme.sh).
+NODE_DIST := target/node-dist
+NPM_Q := --no-audit --no-fund --loglevel=error
+
+node-build:
+	cd ffi-node && npm ci $(NPM_Q) && CARGO_TARGET_DIR=$(CURDIR)/target npx napi build --platform --release --strip --js native.js --dts native.d.ts
+
+# Regenerates model.js, model.d.ts and index.mjs (commit the result).
+node-model: node-build
+	node ffi-node/scripts/model.js
+	node ffi-node/scripts/esm.js
+
+node-check: node-build
+	node ffi-node/scripts/model.js --check
+	node ffi-node/scripts/esm.js --check
+	@git diff --exit-code --stat -- ffi-node/native.js ffi-node/native.d.ts || (echo "ffi-node/native.js or native.d.ts drifted from what napi build writes: commit them"; exit 1)
+
+node-pack: node-check
+	rm -rf $(NODE_DIST) && mkdir -p $(NODE_DIST)
+	cd ffi-node && npm pack $(NPM_Q) --pack-destination $(CURDIR)/$(NODE_DIST)
+
+node-test: node-pack interop-deps
+	ffi-node/tests/run.sh
+	ffi-node/tests/readme.sh

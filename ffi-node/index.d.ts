@@ -17,6 +17,8 @@ export declare const VERSION: string;
 
 // ---------------------------------------------------------------- codecs
 
+/** A full proto name (`"google.protobuf.Struct"`, `"lf.a2a.v1.Task"`): any message the codecs know. */
+export type FullName = `${string}.${string}`;
 /** ProtoJSON text, or bytes (UTF-8 JSON, or protobuf with `format: "protobuf"`). */
 export type Data = string | Uint8Array | ArrayBuffer;
 /** A wire format. */
@@ -41,19 +43,19 @@ export interface EncodeOptions {
  */
 export declare function decode<K extends MessageName>(type: K, data: Data, options?: DecodeOptions): Model[K];
 /** Decodes any message the codecs know by full proto name (`google.rpc.Status`, ...). */
-export declare function decode(type: string, data: Data, options?: DecodeOptions): unknown;
+export declare function decode(type: FullName, data: Data, options?: DecodeOptions): unknown;
 
 /** Encodes the plain object `value` as the message `type`: canonical ProtoJSON text. */
 export declare function encode<K extends MessageName>(type: K, value: Model[K], options?: EncodeOptions & { format?: "json" }): string;
 /** Encodes the plain object `value` as the message `type`: protobuf bytes. */
 export declare function encode<K extends MessageName>(type: K, value: Model[K], options: EncodeOptions & { format: "protobuf" }): Buffer;
-export declare function encode(type: string, value: unknown, options?: EncodeOptions): string | Buffer;
+export declare function encode(type: FullName, value: unknown, options?: EncodeOptions): string | Buffer;
 
 /** The fast text path: ProtoJSON in, checked, canonical ProtoJSON text out (no JS objects built). */
-export declare function canonicalize(type: MessageName | string, data: string | Uint8Array): string;
+export declare function canonicalize(type: MessageName | FullName, data: string | Uint8Array): string;
 /** Checks the plain object `value` as the message `type`; throws what `encode` would. */
 export declare function validate<K extends MessageName>(type: K, value: Model[K]): void;
-export declare function validate(type: string, value: unknown): void;
+export declare function validate(type: FullName, value: unknown): void;
 
 export interface TranscodeOptions {
   from?: Format;
@@ -61,8 +63,8 @@ export interface TranscodeOptions {
   validate?: boolean;
 }
 /** `data` from one wire format to the other: JSON as a string, protobuf as a Buffer. */
-export declare function transcode(type: MessageName | string, data: Data, options: TranscodeOptions & { to: "protobuf" }): Buffer;
-export declare function transcode(type: MessageName | string, data: Data, options?: TranscodeOptions & { to?: "json" }): string;
+export declare function transcode(type: MessageName | FullName, data: Data, options: TranscodeOptions & { to: "protobuf" }): Buffer;
+export declare function transcode(type: MessageName | FullName, data: Data, options?: TranscodeOptions & { to?: "json" }): string;
 /** Every message name the codecs know (full proto names). */
 export declare function typeNames(): string[];
 
