@@ -238,3 +238,11 @@ node-pack: node-check
 node-test: node-pack interop-deps
 	ffi-node/tests/run.sh
 	ffi-node/tests/readme.sh
+
+# The Node binding's benchmarks (bench/node/run.sh; results in BENCHMARKS.md): the codec
+# against the official SDK's path and JSON.parse + JSON.stringify, and the Node agent on the
+# ready server and under Express against the official SDK server, through bench/server/run.py.
+bench-node: node-pack interop-deps
+	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-bench --bins
+	bench/node/run.sh

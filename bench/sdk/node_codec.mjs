@@ -141,6 +141,25 @@ const cases = [
   { sdk: "node JSON", version: process.version, what: "floor: JSON.parse + JSON.stringify",
     fn: floorRoundtrip, arg: input, out: floorRoundtrip(input) },
 ];
+// With --a2a-wire (bench/node/run.sh installs the packed package next to this script): the
+// same round trip through a2a-wire in the same run, both of its paths.
+if ("a2a-wire" in args) {
+  const a2a = await import("a2a-wire");
+  const ours = JSON.parse(readFileSync(createRequire(import.meta.url).resolve("a2a-wire/package.json"), "utf8")).version;
+  const obj = a2a.decode("Task", input);
+  const oursRoundtrip = (s) => a2a.encode("Task", a2a.decode("Task", s));
+  cases.push(
+    { sdk: "a2a-wire (node)", version: ours,
+      what: "object path: decode (checked, canonical ProtoJSON object) -> encode (checked, canonical text)",
+      fn: oursRoundtrip, arg: input, out: oursRoundtrip(input) },
+    { sdk: "a2a-wire (node)", version: ours, what: "object path, decode alone: text -> checked plain object",
+      fn: (s) => a2a.decode("Task", s), arg: input, out: JSON.stringify(a2a.decode("Task", input)) },
+    { sdk: "a2a-wire (node)", version: ours, what: "object path, encode alone: plain object -> checked canonical text",
+      fn: (o) => a2a.encode("Task", o), arg: obj, out: a2a.encode("Task", obj) },
+    { sdk: "a2a-wire (node)", version: ours, what: "text path: canonicalize (checked, no JS object built)",
+      fn: (s) => a2a.canonicalize("Task", s), arg: input, out: a2a.canonicalize("Task", input) },
+  );
+}
 const { medians, batches } = measureInterleaved(cases);
 cases.forEach((c, i) => {
   const got = JSON.parse(c.out);

@@ -151,6 +151,7 @@ def main():
     ap.add_argument("--c-agent", help="also measure this build of examples/c/agent.c (the C agent on the ready server)")
     ap.add_argument("--rust-echo", help="also measure this build of bench/src/bin/echo_server.rs (the Rust demo agent on the host the bindings use)")
     ap.add_argument("--py", help="also measure the Python demo agent on the ready server (py-ready) and mounted under uvicorn (py-asgi), run by this Python (a venv with a2a_wire and a2a-sdk), which then runs the SDK server too")
+    ap.add_argument("--node", action="store_true", help="also measure the Node demo agent on the ready server (node-ready, examples/node/agent.mjs) and under Express (node-express, examples/node/express.mjs); examples/node must have a2a-wire installed (bench/node/run.sh does it)")
     ap.add_argument("--only", help="comma-separated server names to measure (SSE and memory are then skipped)")
     ap.add_argument("--out", default=str(TARGET / "bench-server.json"))
     args = ap.parse_args()
@@ -174,6 +175,9 @@ def main():
     if args.py:
         specs.append(("py-ready", lambda p: [str(py), str(ROOT / "examples/python/agent.py"), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
         specs.append(("py-asgi", lambda p: [str(py), str(ROOT / "examples/python/mounted.py"), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
+    if args.node:
+        specs.append(("node-ready", lambda p: ["node", str(ROOT / "examples/node/agent.mjs"), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
+        specs.append(("node-express", lambda p: ["node", str(ROOT / "examples/node/express.mjs"), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
     if not args.skip_sdks:
         specs.append(("python-sdk", lambda p: [str(py), str(ROOT / "tests/interop/python/their_server.py"), "--port", str(p)], "/a2a/jsonrpc", True))
         specs.append(("js-sdk", lambda p: ["node", str(ROOT / "tests/interop/js/their_server.mjs"), "--port", str(p)], "/a2a/jsonrpc", True))

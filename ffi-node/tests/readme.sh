@@ -25,7 +25,7 @@ free() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=
 p1=$(free); p2=$(free)
 cp "$TGZ" "$tmp/$(basename "$TGZ")"
 # The commands' servers never outlive them, whatever step fails.
-echo 'trap "kill \$(jobs -p) 2>/dev/null" EXIT' > "$tmp/commands.sh"
+echo 'trap "kill \$(jobs -p) 2>/dev/null || true" EXIT' > "$tmp/commands.sh"
 sed -n '/<!-- node-commands: begin -->/,/<!-- node-commands: end -->/p' "$ROOT/README.md" | sed '/^<!--/d; /^```/d' \
   | sed "s|7450|$p1|g; s|7451|$p2|g" >> "$tmp/commands.sh"
 grep -q "$(basename "$TGZ")" "$tmp/commands.sh" || { echo "README.md's Node commands do not install $(basename "$TGZ")"; exit 1; }
