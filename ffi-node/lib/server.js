@@ -8,6 +8,14 @@ const native = require("../native.js");
 const { call, translate } = require("./errors.js");
 const { Runner } = require("./agent.js");
 
+function guarded(fn) {
+  try {
+    fn();
+  } catch (e) {
+    console.error("a2a-wire: the ready server's callback failed:", e);
+  }
+}
+
 /** A running server; `serve()` makes one. */
 class AgentServer {
   #native;
@@ -52,8 +60,9 @@ async function serve(agent, { host = "127.0.0.1", port = 0, card = null, onError
         host,
         port,
         card == null ? null : JSON.stringify(card),
-        (run) => runner.start(run),
-        (id) => runner.cancel(id),
+        // Called from the event loop by the transport's threads: nothing may escape them.
+        (run) => guarded(() => runner.start(run)),
+        (id) => guarded(() => runner.cancel(id)),
       ),
   );
   return new AgentServer(n, runner);

@@ -143,7 +143,15 @@ class A2AService {
       maxBody: this.#maxBody,
       allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
     };
-    this.#host = call(() => new native.ServiceHost(JSON.stringify(card), opts, () => this.#drain()));
+    // The wake-up comes from the event loop on behalf of other threads: nothing may escape it.
+    const wake = () => {
+      try {
+        this.#drain();
+      } catch (e) {
+        console.error("a2a-wire: draining the service failed:", e);
+      }
+    };
+    this.#host = call(() => new native.ServiceHost(JSON.stringify(card), opts, wake));
     /** The web-standard handler: `Request` in, `Promise<Response>` out (every path answered). */
     this.fetch = this.fetch.bind(this);
   }

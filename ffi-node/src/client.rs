@@ -136,13 +136,13 @@ pub async fn connect(url: String, options: ConnectOptions) -> Result<NativeClien
 #[napi]
 impl NativeClient {
     /// The card fetched at connect (ProtoJSON).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn card(&self) -> &str {
         &self.card
     }
 
     /// The selected interface: the JSON of `{url, binding, version, tenant, index}`.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn interface(&self) -> String {
         let i = &self.pool.settings.iface;
         let v: Value =
@@ -185,7 +185,7 @@ impl NativeClient {
     }
 
     /// Drops the idle connections; calls in flight finish on theirs.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn close(&self) {
         self.pool.closed.store(true, std::sync::atomic::Ordering::Release);
         self.pool.idle.lock().unwrap_or_else(PoisonError::into_inner).clear();
@@ -232,7 +232,7 @@ impl NativeStream {
 
     /// Closes the stream: its connection is dropped (the task goes on at the server). A
     /// `next()` waiting resolves to null.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn close(&self) {
         self.close.close();
     }

@@ -8,6 +8,7 @@
 use crate::errors;
 use a2a::codec::by_name::{self, Format};
 use napi::bindgen_prelude::*;
+use napi::sys;
 use napi_derive::napi;
 
 /// Text or bytes from JavaScript (a `string`, a `Buffer` or any `Uint8Array`).
@@ -17,6 +18,38 @@ pub(crate) fn bytes(data: &Data) -> &[u8] {
     match data {
         Either::A(s) => s.as_bytes(),
         Either::B(b) => b,
+    }
+}
+
+/// JSON text made here, for JavaScript: a string made by V8 from one-byte characters when the
+/// text is ASCII (a copy, no UTF-8 decoding: the common case of ProtoJSON), from UTF-8
+/// otherwise.
+pub(crate) struct Text(pub(crate) Vec<u8>);
+
+impl Text {
+    pub(crate) fn new(bytes: Vec<u8>) -> Result<Text> {
+        // The encoders write JSON, which is UTF-8; the check is cheap next to the encode.
+        std::str::from_utf8(&bytes).map_err(|e| errors::encode_error(&e.to_string()))?;
+        Ok(Text(bytes))
+    }
+}
+
+impl ToNapiValue for Text {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
+        let mut out = std::ptr::null_mut();
+        let len = val.0.len() as isize;
+        let ptr = val.0.as_ptr().cast();
+        // SAFETY: `ptr` and `len` describe `val.0`, alive for the call; ASCII is valid
+        // Latin-1, and anything else was checked to be UTF-8 when the Text was made.
+        let status = unsafe {
+            if val.0.is_ascii() {
+                sys::napi_create_string_latin1(env, ptr, len, &mut out)
+            } else {
+                sys::napi_create_string_utf8(env, ptr, len, &mut out)
+            }
+        };
+        check_status!(status, "cannot make a JavaScript string of the JSON text")?;
+        Ok(out)
     }
 }
 
@@ -39,28 +72,26 @@ fn transcode(type_name: &str, data: &Data, from: &str, to: Format, validate: boo
 /// The canonical ProtoJSON text of `data` (ProtoJSON text, or protobuf bytes with `from =
 /// "protobuf"`) as the message `typeName` (a full proto name). With `validate`, REQUIRED
 /// fields are checked.
-#[napi]
-pub fn to_json(type_name: String, data: Data, from: String, validate: bool) -> Result<String> {
-    let out = transcode(&type_name, &data, &from, Format::Json, validate)?;
-    // The encoder writes JSON, which is UTF-8; the check is cheap next to the encode.
-    String::from_utf8(out).map_err(|e| errors::encode_error(&e.to_string()))
+#[napi(catch_unwind, ts_return_type = "string")]
+pub fn to_json(type_name: String, data: Data, from: String, validate: bool) -> Result<Text> {
+    Text::new(transcode(&type_name, &data, &from, Format::Json, validate)?)
 }
 
 /// The protobuf encoding of `data` (as `toJson`).
-#[napi]
+#[napi(catch_unwind)]
 pub fn to_protobuf(type_name: String, data: Data, from: String, validate: bool) -> Result<Buffer> {
     Ok(transcode(&type_name, &data, &from, Format::Protobuf, validate)?.into())
 }
 
 /// The fast text path: ProtoJSON text in, validated, canonical ProtoJSON text out, with no
 /// JavaScript object built on the way.
-#[napi]
-pub fn canonicalize(type_name: String, data: Data) -> Result<String> {
+#[napi(catch_unwind, ts_return_type = "string")]
+pub fn canonicalize(type_name: String, data: Data) -> Result<Text> {
     to_json(type_name, data, String::from("json"), true)
 }
 
 /// The message names the codecs know (the model, the well-known types, `google.rpc`).
-#[napi]
+#[napi(catch_unwind)]
 pub fn type_names() -> Vec<&'static str> {
     by_name::TYPE_NAMES.to_vec()
 }

@@ -156,7 +156,7 @@ pub(crate) fn a2a_from_json(text: &str) -> Result<A2aError> {
 
 /// The core's error table as JSON: one object per kind with its number, name, JSON-RPC code,
 /// gRPC code, HTTP status, ErrorInfo reason and default message.
-#[napi]
+#[napi(catch_unwind)]
 pub fn error_table() -> String {
     let rows: Vec<Value> = ERROR_TABLE
         .iter()
@@ -178,7 +178,7 @@ pub fn error_table() -> String {
 /// One wire form of an A2A error (`error`: the JSON of `A2AError#toJSON`): `"jsonrpc"` (the
 /// error object), `"http"` / `"http-0.3"` (`{status, body}`), `"grpc"` (`{code, message}`;
 /// `renderGrpcDetails` gives the `grpc-status-details-bin` trailer).
-#[napi]
+#[napi(catch_unwind)]
 pub fn render_error(error: String, form: String) -> Result<String> {
     let e = a2a_from_json(&error)?;
     let v = match form.as_str() {
@@ -196,7 +196,7 @@ pub fn render_error(error: String, form: String) -> Result<String> {
 
 /// The `grpc-status-details-bin` trailer of an A2A error (a `google.rpc.Status` with its
 /// `ErrorInfo` and `BadRequest` details).
-#[napi]
+#[napi(catch_unwind)]
 pub fn render_grpc_details(error: String) -> Result<Buffer> {
     Ok(a2a_from_json(&error)?.to_grpc_status().encode_to_vec().into())
 }

@@ -103,7 +103,7 @@ fn init() {
 
 /// Constants of the core, as JSON: the crate version, the card path, the status text of a
 /// task whose agent failed, and the protocol versions served.
-#[napi]
+#[napi(catch_unwind)]
 pub fn constants() -> String {
     serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
@@ -115,13 +115,13 @@ pub fn constants() -> String {
 }
 
 /// The model's TypeScript types (`model.d.ts`) as generated at build time.
-#[napi]
+#[napi(catch_unwind)]
 pub fn model_types() -> &'static str {
     include_str!(concat!(env!("OUT_DIR"), "/model.d.ts"))
 }
 
 /// The model's enum objects (`model.js`) as generated at build time.
-#[napi]
+#[napi(catch_unwind)]
 pub fn model_js() -> &'static str {
     include_str!(concat!(env!("OUT_DIR"), "/model.js"))
 }

@@ -100,56 +100,56 @@ pub(crate) fn decode<T: a2a::codec::Message>(text: &str) -> Result<T> {
 #[napi]
 impl Run {
     /// The run's number (unique in its host).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn id(&self) -> i64 {
         self.info.id.0 as i64
     }
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn task_id(&self) -> &str {
         &self.info.task_id
     }
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn context_id(&self) -> &str {
         &self.info.context_id
     }
     /// The user's message (ProtoJSON), with `taskId` and `contextId` filled in.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn message_json(&self) -> Result<String> {
         json(&self.info.message)
     }
     /// The text of the message's text parts, concatenated.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn text(&self) -> String {
         a2a_wire_smol::agent::message_text(&self.info.message)
     }
     /// The message's id.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn message_id(&self) -> &str {
         &self.info.message.message_id
     }
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn follow_up(&self) -> bool {
         self.info.follow_up
     }
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn resumed(&self) -> bool {
         self.info.resumed
     }
     /// The task as stored when the run started (ProtoJSON), or null for a new task.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn task_json(&self) -> Result<Option<String>> {
         self.info.task.as_ref().map(json).transpose()
     }
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn principal(&self) -> Option<&str> {
         self.info.principal.as_deref()
     }
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn extensions(&self) -> Vec<String> {
         self.info.extensions.clone()
     }
     /// True once the run's task was canceled or the host is stopping.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn cancelled(&self) -> bool {
         match &self.backend {
             Backend::Ready { cancel, .. } => cancel.is_canceled(),
@@ -157,14 +157,14 @@ impl Run {
         }
     }
     /// True once the run ended (finish, fail, or the host ended it).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn ended(&self) -> bool {
         self.ended.load(Ordering::Acquire)
     }
 
     /// Sets the task's status (`state` a TaskState name or number), with an optional agent
     /// message (ProtoJSON).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn status(&self, state: Either<String, i32>, message: Option<String>) -> Result<()> {
         let state = match state {
             Either::A(name) => v1::TaskState::from_str_name(&name)
@@ -176,13 +176,13 @@ impl Run {
         self.publish(AgentEvent::Status(v1::TaskStatus { state, message, timestamp: None }))
     }
     /// Publishes an artifact (ProtoJSON) or a chunk of one.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn artifact(&self, artifact: String, append: bool, last_chunk: bool) -> Result<()> {
         let artifact = decode::<v1::Artifact>(&artifact)?;
         self.publish(AgentEvent::Artifact { artifact, append, last_chunk })
     }
     /// Replies with a message (ProtoJSON): as the first event a direct reply (no task is kept).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn message_event(&self, message: String) -> Result<()> {
         let message = decode::<v1::Message>(&message)?;
         self.publish(AgentEvent::Message(message))
@@ -199,12 +199,12 @@ impl Run {
         }
     }
     /// The run's turn is over. False if it had ended already.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn finish(&self) -> bool {
         self.end(RunEnd::Finished)
     }
     /// The run failed: its task moves to FAILED with `reason` as the agent's message.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn fail(&self, reason: String) -> bool {
         self.end(RunEnd::Failed(reason))
     }

@@ -73,7 +73,7 @@ impl ReadyServer {
     /// Binds `host:port` (port 0: a free one) and serves `card` (ProtoJSON; null or a card
     /// without interfaces: the standard six of the demo agent's shape), calling `onStart(run)`
     /// for every run and `onCancel(runId)` when one is canceled. Returns once it listens.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(host: String, port: u16, card: Option<String>, on_start: Function<Run, ()>, on_cancel: Function<i64, ()>) -> Result<Self> {
         let ip: std::net::IpAddr = host.parse().map_err(|e| errors::range_error(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);
@@ -103,13 +103,13 @@ impl ReadyServer {
     }
 
     /// `http://HOST:PORT` (the card is at `/.well-known/agent-card.json`).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn url(&self) -> &str {
         &self.url
     }
 
     /// The card the server publishes (ProtoJSON).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn card(&self) -> Result<String> {
         crate::run::json(&self.card)
     }

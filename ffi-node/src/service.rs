@@ -155,7 +155,7 @@ fn call_id(call: i64) -> Result<CallId> {
 impl ServiceHost {
     /// A service publishing `card` (ProtoJSON; its interfaces are what is served). `wake` is
     /// called (from the event loop) when outputs wait that no call of JavaScript produced.
-    #[napi(constructor)]
+    #[napi(constructor, catch_unwind)]
     pub fn new(card: String, options: ServiceOptions, wake: Function<(), ()>) -> Result<Self> {
         let card: a2a::v1::AgentCard = crate::run::decode(&card)?;
         let mut config = ServiceConfig::new(card);
@@ -177,7 +177,7 @@ impl ServiceHost {
 
     /// Feeds one HTTP request: `method`, `target` (path and `?query`), `headers` (flat
     /// `[name, value, ...]`), `body`. Returns the call's id; its answer comes out of `poll()`.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn request(&self, method: String, target: String, headers: Vec<String>, body: Uint8Array) -> i64 {
         let refs: Vec<(&str, &str)> = headers.chunks_exact(2).map(|p| (p[0].as_str(), p[1].as_str())).collect();
         let req = HttpRequest { method: &method, target: &target, headers: &refs, body: &body };
@@ -186,13 +186,13 @@ impl ServiceHost {
 
     /// True when a request for `path` (no query) with this `Content-Type` is the service's
     /// (the card, or at an interface's path); a middleware passes the others on.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn serves(&self, path: String, content_type: Option<String>) -> bool {
         self.core.lock().service.serves(&path, content_type.as_deref())
     }
 
     /// Every output waiting.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn poll(&self) -> Vec<ServiceOutput> {
         let mut s = self.core.lock();
         s.signaled = false;
@@ -284,7 +284,7 @@ impl ServiceHost {
     /// (with `method`, `request` the ProtoJSON of its v1.0 request, `jsonrpcId` the JSON of
     /// the JSON-RPC id, `version`) for a request the endpoint accepts, or `"refused"` (with
     /// `status`, `headers`, `body`, `trailers`) for its refusal.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn decode(&self, method: String, target: String, headers: Vec<String>, body: Uint8Array) -> Result<DecodedRequest> {
         let refs: Vec<(&str, &str)> = headers.chunks_exact(2).map(|p| (p[0].as_str(), p[1].as_str())).collect();
         let req = HttpRequest { method: &method, target: &target, headers: &refs, body: &body };
@@ -320,7 +320,7 @@ impl ServiceHost {
     }
 
     /// The run a `"start"` output named (once).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn take_run(&self, run: i64) -> Option<Run> {
         let id = RunId(u64::try_from(run).ok()?);
         let mut s = self.core.lock();
@@ -332,7 +332,7 @@ impl ServiceHost {
 
     /// The verdict on an `"authenticate"` output: `principal` (null: anonymous) or `error`,
     /// the JSON of an A2AError (Unauthenticated, PermissionDenied) to answer with.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn authenticated(&self, call: i64, principal: Option<String>, error: Option<String>) -> Result<()> {
         let verdict = match error {
             None => Ok(principal),
@@ -344,7 +344,7 @@ impl ServiceHost {
     }
 
     /// The caller of `call` went away (the client disconnected).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn caller_gone(&self, call: i64) -> Result<()> {
         let call = call_id(call)?;
         self.core.lock().service.handle_caller_gone(call);
@@ -352,7 +352,7 @@ impl ServiceHost {
     }
 
     /// The client of stream `call` fell behind: the stream ends with an error event.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn slow_consumer(&self, call: i64) -> Result<()> {
         let call = call_id(call)?;
         self.core.lock().service.handle_slow_consumer(call);
@@ -360,7 +360,7 @@ impl ServiceHost {
     }
 
     /// Milliseconds until `timeout()` is due, or null.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn next_timeout(&self) -> Option<f64> {
         let t = self.core.lock().service.poll_timeout()?;
         let n = now();
@@ -369,26 +369,26 @@ impl ServiceHost {
     }
 
     /// Time passed (due webhook retries become attempts).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn timeout(&self) {
         self.core.lock().service.handle_timeout(now());
     }
 
     /// Begins shutting down: streams end, waiting calls get Unavailable, runs are canceled
     /// (their `"cancel"` outputs come out of `poll()`).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn shutdown(&self) {
         self.core.lock().service.shutdown();
     }
 
     /// True when no call, run output or webhook is in flight.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn is_idle(&self) -> bool {
         self.core.lock().service.is_idle()
     }
 
     /// The card served (ProtoJSON).
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn card(&self) -> Result<String> {
         crate::run::json(self.core.lock().service.endpoint().card())
     }

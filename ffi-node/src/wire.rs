@@ -38,7 +38,7 @@ fn utf8(v: Vec<u8>) -> Result<String> {
 
 /// Decodes a v0.3 object of `typeName` and translates it to v1.0: the JSON of `{v03, type,
 /// v1, losses}` (`v03`: the canonical v0.3 object; `type`: the v1.0 message name).
-#[napi]
+#[napi(catch_unwind)]
 pub fn v03_to_v1(type_name: String, data: Data) -> Result<String> {
     let t = translate_to_v1(&type_name, bytes(&data)).map_err(v03_error)?;
     let (v03, v1) = (utf8(t.v03_json)?, utf8(t.v1_json)?);
@@ -47,7 +47,7 @@ pub fn v03_to_v1(type_name: String, data: Data) -> Result<String> {
 
 /// Translates a v1.0 message (`typeName` a full name; `data` its ProtoJSON) to v0.3: the
 /// JSON of `{type, v03, losses}`.
-#[napi]
+#[napi(catch_unwind)]
 pub fn v03_from_v1(type_name: String, data: Data) -> Result<String> {
     let t = translate_to_v03(&type_name, bytes(&data)).map_err(v03_error)?;
     if t.v03_type == "-" {
@@ -58,13 +58,13 @@ pub fn v03_from_v1(type_name: String, data: Data) -> Result<String> {
 }
 
 /// The canonical v0.3 JSON of a v0.3 object (decoded and checked; no translation).
-#[napi]
+#[napi(catch_unwind)]
 pub fn v03_canonical(type_name: String, data: Data) -> Result<String> {
     utf8(a2a::v03::by_name::canonical_v03(&type_name, bytes(&data)).map_err(v03_error)?)
 }
 
 /// The v0.3 type names the translation knows.
-#[napi]
+#[napi(catch_unwind)]
 pub fn v03_type_names() -> Vec<&'static str> {
     a2a::v03::by_name::TYPE_NAMES.to_vec()
 }
@@ -75,7 +75,7 @@ pub(crate) fn parse_version(v: &str) -> Result<ProtocolVersion> {
 
 /// The version a request is served with: the requested one (`A2A-Version`; null or blank
 /// means 0.3) if `supported` has it, else a `VersionNotSupportedError`.
-#[napi]
+#[napi(catch_unwind)]
 pub fn negotiate(requested: Option<String>, supported: Vec<String>) -> Result<String> {
     let supported: Vec<ProtocolVersion> = supported.iter().map(|s| parse_version(s)).collect::<Result<_>>()?;
     version::negotiate(version::requested(requested.as_deref()), &supported).map(|v| v.to_string()).map_err(|e| errors::a2a_error(&e))
@@ -98,7 +98,7 @@ pub(crate) fn client_support(bindings: &[String], versions: &[String]) -> Result
 
 /// The interface of `card` (its ProtoJSON) a client with these bindings and versions uses:
 /// the JSON of `{url, binding, version, tenant, index}`.
-#[napi]
+#[napi(catch_unwind)]
 pub fn select_interface(card: Data, bindings: Vec<String>, versions: Vec<String>) -> Result<String> {
     let card: a2a::v1::AgentCard = a2a::codec::json::decode(bytes(&card)).map_err(|e| errors::decode_error(&e))?;
     let client = client_support(&bindings, &versions)?;
@@ -110,7 +110,7 @@ pub fn select_interface(card: Data, bindings: Vec<String>, versions: Vec<String>
 
 /// An Agent Card document of either version (v0.3 fields become `supportedInterfaces`): the
 /// JSON of `{card, shape}`, `shape` one of `"1.0"`, `"0.3"`, `"both"`.
-#[napi]
+#[napi(catch_unwind)]
 pub fn read_card(data: Data) -> Result<String> {
     let view = card::read_card(bytes(&data)).map_err(|e| errors::throw(json!({"class": "CardError", "message": e.to_string()})))?;
     let shape = match view.shape {
@@ -128,7 +128,7 @@ fn is_v03(version: &str) -> Result<bool> {
 
 /// The error an HTTP+JSON error response means, described (an A2A error, or `NotA2AError`
 /// for a status without A2A meaning).
-#[napi]
+#[napi(catch_unwind)]
 pub fn classify_http(status: u16, body: Data, version: String) -> Result<String> {
     let b = bytes(&body);
     let r = if is_v03(&version)? { a2a::error::classify_http_v03(status, b) } else { a2a::error::classify_http(status, b) };
@@ -137,7 +137,7 @@ pub fn classify_http(status: u16, body: Data, version: String) -> Result<String>
 
 /// The error a gRPC status means, described; `details` is the `grpc-status-details-bin`
 /// trailer (a `google.rpc.Status`).
-#[napi]
+#[napi(catch_unwind)]
 pub fn classify_grpc(code: i32, message: String, details: Option<Uint8Array>, version: String) -> Result<String> {
     let status = match &details {
         None => None,
@@ -155,7 +155,7 @@ pub fn classify_grpc(code: i32, message: String, details: Option<Uint8Array>, ve
 }
 
 /// The error a JSON-RPC `error` object (its JSON) means, described.
-#[napi]
+#[napi(catch_unwind)]
 pub fn classify_jsonrpc(error: String) -> Result<String> {
     let v: Value = serde_json::from_str(&error).map_err(|e| errors::type_error(format!("error is not JSON: {e}")))?;
     let r = a2a::error::classify_jsonrpc(&v);
