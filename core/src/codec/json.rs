@@ -54,9 +54,9 @@ pub fn encode<T: Message>(msg: &T) -> Result<Vec<u8>, EncodeError> {
 /// Appends the ProtoJSON of `msg` to `out`. On error `out` is left as it was.
 pub fn encode_into<T: Message>(msg: &T, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     let start = out.len();
-    write_serde(msg, out).map_err(|e| {
+    super::writer::write(msg, out).map_err(|e| {
         out.truncate(start);
-        EncodeError::new(strip_position(&e))
+        EncodeError::new(e.0)
     })
 }
 

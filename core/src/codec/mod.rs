@@ -9,6 +9,7 @@
 pub mod by_name;
 pub mod json;
 pub mod protobuf;
+mod writer;
 
 use a2a_wire_proto::validate::{Validate, Violation, Violations};
 use alloc::borrow::Cow;
