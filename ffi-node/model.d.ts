@@ -445,3 +445,5 @@ export interface Model {
 }
 /** The name of a message of the model. */
 export type MessageName = keyof Model;
+/** Every message name of the model, in name order. */
+export declare const MESSAGE_NAMES: readonly MessageName[];

@@ -169,6 +169,7 @@ pub fn generate(pool: &DescriptorPool) -> Output {
         writeln!(dts, "  {0}: {0};", m.name()).unwrap();
     }
     dts.push_str("}\n/** The name of a message of the model. */\nexport type MessageName = keyof Model;\n");
+    dts.push_str("/** Every message name of the model, in name order. */\nexport declare const MESSAGE_NAMES: readonly MessageName[];\n");
     js.push_str("exports.MESSAGE_NAMES = Object.freeze([\n");
     for m in &messages {
         writeln!(js, "  \"{}\",", m.name()).unwrap();
