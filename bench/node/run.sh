@@ -7,7 +7,8 @@
 #    --a2a-wire, pinned to CPU 1);
 # 2. the servers: the same Node echo agent on the ready server (examples/node/agent.mjs)
 #    and under Express (examples/node/express.mjs) against the official JS SDK server and the
-#    floor, under the `make bench-server` load (bench/server/run.py --node).
+#    floor, under the `make bench-server` load (bench/server/run.py --node), and one request
+#    at a time timed by the client (bench/server/latency_probe.py), wrk's -c1 cross-check.
 #
 #   bench/node/run.sh        # `make bench-node` packs the package first
 set -euo pipefail
@@ -29,3 +30,6 @@ timeout 300 "${pin[@]}" node "$dir/node_codec.mjs" --a2a-wire --vector="$root/te
   --repeats="${NODE_BENCH_REPEATS:-15}" --target="${NODE_BENCH_TARGET:-0.3}" | tee "$root/target/bench-node-codec.jsonl"
 python3 "$root/bench/server/run.py" --node --only floor,js-sdk,node-ready,node-express \
   --seconds "${NODE_BENCH_SECONDS:-10}" --repeats "${NODE_BENCH_SERVER_REPEATS:-3}" --out "$root/target/bench-node-servers.json"
+# One request at a time, timed by the client (the cross-check of wrk's -c1 percentiles).
+python3 "$root/bench/server/latency_probe.py" --n "${NODE_BENCH_PROBE_N:-20000}" node-ready node-express js-sdk a2a-wire \
+  | tee "$root/target/bench-node-latency.jsonl"

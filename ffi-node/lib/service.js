@@ -25,6 +25,11 @@ function pairs(flat) {
   return out;
 }
 
+function hasHeader(flat, name) {
+  for (let i = 0; i < flat.length; i += 2) if (flat[i].toLowerCase() === name) return true;
+  return false;
+}
+
 /** Reads a Node request body, stopping one byte past `limit` (the service then refuses it). */
 function readNodeBody(req, limit) {
   if (Buffer.isBuffer(req.body)) return Promise.resolve(req.body);
@@ -94,8 +99,12 @@ class NodeSink {
   }
   answer(status, headers, body) {
     this.done = true;
+    const noBody = NULL_BODY.has(status);
+    // The length is known: say it (Node would otherwise send the answer chunked). A HEAD
+    // answer carries the length of the body it leaves out.
+    if (!noBody && !hasHeader(headers, "content-length")) headers.push("content-length", String(body.length));
     this.res.writeHead(status, headers);
-    this.res.end(this.head || NULL_BODY.has(status) ? undefined : body);
+    this.res.end(this.head || noBody ? undefined : body);
   }
   streamHead(status, headers) {
     this.res.writeHead(status, headers);

@@ -271,3 +271,24 @@ test("a body over maxBody is refused with the service's error", async () => {
   assert.ok(body.error, JSON.stringify(body));
   await s.close();
 });
+
+test("the node:http listener says the Content-Length of an answer, and of a HEAD answer's left-out body", async () => {
+  const http = await import("node:http");
+  const s = new a2a.A2AService(echo, card());
+  const srv = http.createServer(s.listener());
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  try {
+    const base = `http://127.0.0.1:${srv.address().port}`;
+    const r = await fetch(`${base}${a2a.CARD_PATH}`);
+    const body = Buffer.from(await r.arrayBuffer());
+    assert.equal(r.headers.get("content-length"), String(body.length));
+    assert.equal(r.headers.get("transfer-encoding"), null);
+    const head = await fetch(`${base}${a2a.CARD_PATH}`, { method: "HEAD" });
+    assert.equal(head.headers.get("content-length"), String(body.length));
+    assert.equal((await head.arrayBuffer()).byteLength, 0);
+  } finally {
+    await s.close();
+    srv.closeAllConnections();
+    await new Promise((r) => srv.close(r));
+  }
+});
