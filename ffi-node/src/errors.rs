@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 
 /// What starts the message of a napi error that carries a described error
-/// (`lib/native.js` looks for it).
+/// (`lib/errors.js` looks for it).
 pub(crate) const MARKER: &str = "\u{1}a2a-wire:";
 
 /// A napi error carrying `desc` for the package's wrappers.
