@@ -87,8 +87,11 @@ class Events {
   /** Sets the task's status, with an optional agent message (a question, a reason). */
   status(state, message) {
     const m = message == null ? undefined : JSON.stringify(this.#msg(message));
-    call(() => this.#run.status(state, m));
-    this.#poke?.();
+    try {
+      call(() => this.#run.status(state, m));
+    } finally {
+      this.#poke?.();
+    }
   }
   /**
    * Publishes an artifact, or a chunk of one (`append` adds its parts to the artifact with
@@ -97,13 +100,19 @@ class Events {
    */
   artifact(artifact, { artifactId = "artifact", name, append = false, lastChunk = false } = {}) {
     const a = typeof artifact === "string" ? { artifactId, ...(name ? { name } : {}), parts: [{ text: artifact }] } : artifact;
-    call(() => this.#run.artifact(JSON.stringify(a), append, lastChunk));
-    this.#poke?.();
+    try {
+      call(() => this.#run.artifact(JSON.stringify(a), append, lastChunk));
+    } finally {
+      this.#poke?.();
+    }
   }
   /** Replies with a message: as the run's first event a direct reply (no task is kept), later a message in the task's conversation. */
   message(message) {
-    call(() => this.#run.messageEvent(JSON.stringify(this.#msg(message))));
-    this.#poke?.();
+    try {
+      call(() => this.#run.messageEvent(JSON.stringify(this.#msg(message))));
+    } finally {
+      this.#poke?.();
+    }
   }
   /** Shorthand for `status(TaskState.COMPLETED, message)`. */
   complete(message) {
@@ -132,7 +141,8 @@ function defaultOnError(err, ctx) {
 
 /**
  * Runs the agent for each run a host hands over, on the event loop. `poke` (the in-process
- * service's) is called after every publish and end, so that the host drains what they made.
+ * service's) is called after every publish and end, so that the host drains what they made:
+ * the native side does not wake the loop for them.
  */
 class Runner {
   constructor(agent, onError = defaultOnError, poke = null) {

@@ -138,6 +138,7 @@ class A2AService {
   #authenticate;
   #maxBody;
   #timer = null;
+  #due = 0;
   #draining = false;
   #closed = false;
   #poked = false;
@@ -258,7 +259,7 @@ class A2AService {
       this.#drain();
     }
     this.#runner.cancelAll();
-    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#cancelTimer();
   }
 
   _gone(id) {
@@ -349,19 +350,33 @@ class A2AService {
     this.#drain();
   }
 
+  // One timer at a time, for the service's earliest deadline. A timer due no later than the
+  // new deadline is kept (it fires early at worst: the service then has nothing due and
+  // says when to look again), so a busy service does not make a timer per request.
   #schedule() {
     const ms = this.#host.nextTimeout();
-    if (this.#timer !== null) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
+    if (this.#closed) {
+      this.#cancelTimer();
+      return;
     }
-    if (ms == null || this.#closed) return;
+    if (ms == null) return;
+    const due = performance.now() + ms;
+    if (this.#timer !== null) {
+      if (this.#due <= due) return;
+      this.#cancelTimer();
+    }
+    this.#due = due;
     this.#timer = setTimeout(() => {
       this.#timer = null;
       this.#host.timeout();
       this.#drain();
     }, Math.ceil(ms));
     this.#timer.unref?.();
+  }
+
+  #cancelTimer() {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
   }
 }
 

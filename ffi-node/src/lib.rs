@@ -23,6 +23,12 @@ mod server;
 mod service;
 mod wire;
 
+/// Every Rust allocation of the addon (decoded messages, encoded text, server state) goes to
+/// mimalloc; memory Node owns is Node's. Strings and buffers handed to JavaScript are copies
+/// or external buffers whose finalizer drops them here, with the same allocator.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use napi::bindgen_prelude::*;
 use napi_derive::{module_init, napi};
 use std::future::Future;

@@ -66,7 +66,9 @@ impl Run {
         r.map_err(|e| errors::a2a_error(&e))
     }
 
-    fn end(&self, end: RunEnd) -> bool {
+    /// Ends the run once. `wake`: the in-process service's loop must be told (nothing in
+    /// JavaScript drains it after this call).
+    fn end(&self, end: RunEnd, wake: bool) -> bool {
         if self.ended.swap(true, Ordering::AcqRel) {
             return false;
         }
@@ -75,7 +77,7 @@ impl Run {
                 RunEnd::Failed(reason) => events.fail(&reason),
                 _ => events.finish(),
             },
-            Backend::Service { core, .. } => core.run_end(self.info.id, end),
+            Backend::Service { core, .. } => core.run_end(self.info.id, end, wake),
         }
         true
     }
@@ -84,7 +86,7 @@ impl Run {
 impl Drop for Run {
     fn drop(&mut self) {
         // A run collected without an end is over (the same rule as the transport's sink).
-        self.end(RunEnd::Finished);
+        self.end(RunEnd::Finished, true);
     }
 }
 
@@ -201,11 +203,11 @@ impl Run {
     /// The run's turn is over. False if it had ended already.
     #[napi(catch_unwind)]
     pub fn finish(&self) -> bool {
-        self.end(RunEnd::Finished)
+        self.end(RunEnd::Finished, false)
     }
     /// The run failed: its task moves to FAILED with `reason` as the agent's message.
     #[napi(catch_unwind)]
     pub fn fail(&self, reason: String) -> bool {
-        self.end(RunEnd::Failed(reason))
+        self.end(RunEnd::Failed(reason), false)
     }
 }

@@ -56,19 +56,22 @@ impl ServiceCore {
         }
     }
 
+    /// An event a run published, from JavaScript, whose `Events` drains the service after
+    /// every publish (so no wake-up call: it would cost a trip through the event loop).
     pub(crate) fn agent_event(&self, run: RunId, event: AgentEvent) -> std::result::Result<(), A2aError> {
-        let mut s = self.lock();
-        let r = s.service.handle_agent_event(run, event, now());
-        self.signal(&mut s);
-        r
+        self.lock().service.handle_agent_event(run, event, now())
     }
 
-    pub(crate) fn run_end(&self, run: RunId, end: RunEnd) {
+    /// The end of a run. `wake`: nobody drains the service after this (a run collected by
+    /// the garbage collector); JavaScript's `finish` / `fail` drain it themselves.
+    pub(crate) fn run_end(&self, run: RunId, end: RunEnd, wake: bool) {
         let mut s = self.lock();
         s.runs.remove(&run);
         s.starting.remove(&run);
         s.service.handle_run_end(run, end, now());
-        self.signal(&mut s);
+        if wake {
+            self.signal(&mut s);
+        }
     }
 }
 
