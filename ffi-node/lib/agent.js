@@ -20,15 +20,38 @@ const { TaskState, Role } = require("../model.js");
 /** The status text of a task whose agent threw (the core's words, on every a2a-wire binding). */
 const AGENT_FAILED = CONSTANTS.agentFailed;
 
+/**
+ * A run's cancellation. Its AbortController is made when the agent first asks for the
+ * signal (most agents never do, and one costs more than the rest of a short run's JavaScript).
+ */
+class Cancel {
+  #controller = null;
+  #reason = undefined;
+  aborted = false;
+  get signal() {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+  abort(reason) {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
 /** What one run of the agent is about. Read-only. */
 class RequestContext {
   #run;
   #message;
   #task;
-  #signal;
-  constructor(run, signal) {
+  #cancel;
+  constructor(run, cancel) {
     this.#run = run;
-    this.#signal = signal;
+    this.#cancel = cancel;
   }
   /** The task the message belongs to (allocated even when the agent replies with a message). */
   get taskId() { return this.#run.taskId; }
@@ -55,9 +78,9 @@ class RequestContext {
   /** The extensions active for this call. */
   get extensions() { return this.#run.extensions; }
   /** True once the task was canceled or the server is stopping. */
-  get cancelled() { return this.#signal.aborted || this.#run.cancelled; }
+  get cancelled() { return this.#cancel.aborted || this.#run.cancelled; }
   /** Aborts when the task is canceled or the server is stopping. */
-  get signal() { return this.#signal; }
+  get signal() { return this.#cancel.signal; }
   get runId() { return this.#run.id; }
 }
 
@@ -152,10 +175,10 @@ class Runner {
     this.runs = new Map();
   }
   start(run) {
-    const controller = new AbortController();
+    const cancel = new Cancel();
     const id = run.id;
-    this.runs.set(id, controller);
-    const ctx = new RequestContext(run, controller.signal);
+    this.runs.set(id, cancel);
+    const ctx = new RequestContext(run, cancel);
     const events = new Events(run, this.poke);
     let p;
     try {
@@ -167,7 +190,7 @@ class Runner {
       () => run.finish(),
       (err) => {
         // A run canceled meanwhile ends as finished (an aborted sleep rejects, as it should).
-        if (controller.signal.aborted) {
+        if (cancel.aborted) {
           run.finish();
           return;
         }

@@ -8,6 +8,7 @@
 //! service from there, and a weak thread-safe function (it never keeps the process alive)
 //! tells the event loop to drain the outputs that follow.
 
+use crate::codec::Bytes;
 use crate::errors;
 use crate::run::{Backend, Run, RunInfo};
 use a2a::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
@@ -80,13 +81,14 @@ impl ServiceCore {
 /// (call, body), `"end"` (call, body, trailers), `"start"` (run: take it with `takeRun`),
 /// `"cancel"` (run), `"authenticate"` (call, method, binding, version, tenant, headers).
 /// Headers are flat `[name, value, name, value, ...]` lists.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct ServiceOutput {
     pub kind: String,
     pub call: Option<i64>,
     pub status: Option<u32>,
     pub headers: Option<Vec<String>>,
-    pub body: Option<Buffer>,
+    #[napi(ts_type = "Buffer")]
+    pub body: Option<Bytes>,
     pub trailers: Option<Vec<String>>,
     pub run: Option<i64>,
     pub method: Option<String>,
@@ -211,7 +213,7 @@ impl ServiceHost {
                     call: Some(call.0 as i64),
                     status: Some(u32::from(response.status)),
                     headers: Some(flat(&response.headers)),
-                    body: Some(response.body.into()),
+                    body: Some(Bytes(response.body)),
                     trailers: Some(flat(&response.trailers)),
                     ..ServiceOutput::new("answer")
                 },
@@ -222,11 +224,11 @@ impl ServiceHost {
                     ..ServiceOutput::new("head")
                 },
                 Output::StreamFrame { call, bytes } => {
-                    ServiceOutput { call: Some(call.0 as i64), body: Some(bytes.into()), ..ServiceOutput::new("frame") }
+                    ServiceOutput { call: Some(call.0 as i64), body: Some(Bytes(bytes)), ..ServiceOutput::new("frame") }
                 }
                 Output::StreamEnd { call, bytes, trailers } => ServiceOutput {
                     call: Some(call.0 as i64),
-                    body: Some(bytes.into()),
+                    body: Some(Bytes(bytes)),
                     trailers: Some(flat(&trailers)),
                     ..ServiceOutput::new("end")
                 },
