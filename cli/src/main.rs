@@ -1,7 +1,7 @@
 //! `a2a-wire`: serve the demo echo agent, or talk to any A2A agent.
 //!
 //! ```text
-//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks]
+//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]...
 //! a2a-wire card URL [--json]
 //! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--timeout S] [--json]
 //! a2a-wire get URL TASK_ID [--history N] [--json]
@@ -32,7 +32,7 @@ use std::sync::Arc;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage:
-  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks]
+  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]...
   a2a-wire card URL [--json]
   a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--timeout SECONDS] [--json]
   a2a-wire get URL TASK_ID [--history N] [...]
@@ -42,7 +42,9 @@ const USAGE: &str = "usage:
 
 URL is the agent's base URL or the URL of its Agent Card. The client picks the first
 interface of the card it speaks; --binding and --version narrow the choice. --timeout
-bounds each call (default 30 s; for a stream, until it starts).";
+bounds each call (default 30 s; for a stream, until it starts). Push notifications go only
+to public addresses unless --allow-webhook names a host or network (127.0.0.1, localhost,
+10.0.0.0/8) or --allow-private-webhooks lets every address through.";
 
 /// Parsed options: positional arguments and `--name value` / `--flag` options.
 struct Args {
@@ -146,7 +148,7 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-const SERVE_OPTIONS: &[&str] = &["--addr", "--store", "--allow-private-webhooks"];
+const SERVE_OPTIONS: &[&str] = &["--addr", "--store", "--allow-private-webhooks", "--allow-webhook"];
 const CLIENT_OPTIONS: &[&str] = &["--json", "--binding", "--version", "--header", "--timeout"];
 
 /// The client's limits, with `--timeout SECONDS` as the call deadline.
@@ -319,6 +321,11 @@ async fn serve(args: &Args) -> Result<(), Failure> {
     let addr: SocketAddr = args.value("--addr").unwrap_or("127.0.0.1:7420").parse().map_err(|e| Failure::Usage(format!("--addr: {e}")))?;
     let mut config = a2a_wire_smol::ServerConfig::new(a2a_wire_smol::demo::card(addr));
     config.webhooks.allow_private = args.flag("--allow-private-webhooks");
+    // Receivers the SSRF guard lets through although not public (local development), one
+    // host, address or CIDR network per option; the guard stays on for everything else.
+    for a in args.values("--allow-webhook") {
+        config.webhooks.allow.push(a.parse().map_err(|e| Failure::Usage(format!("--allow-webhook {a}: {e}")))?);
+    }
     let agent = Arc::new(a2a_wire_smol::demo::EchoAgent::default());
     let store = args.value("--store").unwrap_or("a2a-wire-tasks.db");
     let server = if store == "memory" {

@@ -119,6 +119,192 @@ pub fn is_non_public(ip: IpAddr) -> bool {
     }
 }
 
+/// A host or network that webhooks may reach although the SSRF guard would refuse it, for
+/// local development: a name (`localhost`, `hooks.internal`), an address (`127.0.0.1`,
+/// `[::1]`) or a network in CIDR form (`10.0.0.0/8`, `fd00::/8`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Allow {
+    /// This host name (compared without case and without a trailing dot).
+    Host(String),
+    /// Every address in this network: the address and its prefix length.
+    Net(IpAddr, u8),
+}
+
+impl core::str::FromStr for Allow {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err(String::from("an empty allow-list entry"));
+        }
+        let (addr, prefix) = match s.split_once('/') {
+            Some((a, p)) => (a, Some(p)),
+            None => (s, None),
+        };
+        let addr = addr.strip_prefix('[').and_then(|a| a.strip_suffix(']')).unwrap_or(addr);
+        match (addr.parse::<IpAddr>(), prefix) {
+            (Ok(ip), None) => Ok(Allow::Net(ip, if ip.is_ipv4() { 32 } else { 128 })),
+            (Ok(ip), Some(p)) => {
+                let max = if ip.is_ipv4() { 32 } else { 128 };
+                match p.parse::<u8>() {
+                    Ok(n) if n <= max => Ok(Allow::Net(ip, n)),
+                    _ => Err(format!("{s:?}: the prefix length must be 0 to {max}")),
+                }
+            }
+            (Err(_), Some(_)) => Err(format!("{s:?}: a network is an IP address and a prefix length")),
+            (Err(_), None) if ip_literal(addr).is_some() || looks_numeric(addr) => {
+                Err(format!("{s:?}: write addresses in the usual dotted form"))
+            }
+            (Err(_), None) => Ok(Allow::Host(normal_name(addr))),
+        }
+    }
+}
+
+impl Allow {
+    fn covers_ip(&self, ip: IpAddr) -> bool {
+        let Allow::Net(net, len) = *self else { return false };
+        match (net, canonical_ip(ip)) {
+            (IpAddr::V4(n), IpAddr::V4(a)) => {
+                let mask = u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0);
+                u32::from(n) & mask == u32::from(a) & mask
+            }
+            (IpAddr::V6(n), IpAddr::V6(a)) => {
+                let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
+                u128::from(n) & mask == u128::from(a) & mask
+            }
+            _ => false,
+        }
+    }
+    fn covers_name(&self, name: &str) -> bool {
+        matches!(self, Allow::Host(h) if *h == name)
+    }
+}
+
+/// An IPv4-mapped IPv6 address as the IPv4 address it carries; others unchanged.
+fn canonical_ip(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+fn normal_name(name: &str) -> String {
+    name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase()
+}
+
+/// Spelled like an IPv4 address, valid or not: dot-separated parts, each decimal digits or
+/// `0x` and hex digits (a host a resolver may read as an address).
+fn looks_numeric(host: &str) -> bool {
+    let host = host.strip_suffix('.').unwrap_or(host);
+    host.split('.').all(|p| {
+        let hex = p.strip_prefix("0x").or_else(|| p.strip_prefix("0X"));
+        match hex {
+            Some(h) => h.bytes().all(|b| b.is_ascii_hexdigit()),
+            None => !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()),
+        }
+    })
+}
+
+/// The address a URL's host spells when it is an IP literal: IPv6 in brackets, or IPv4 in
+/// any spelling the C library's `inet_aton` accepts (and so a resolver would): dotted
+/// decimal, one to four parts (`127.1`, `2130706433`), each part decimal, octal (`0177`) or
+/// hex (`0x7f`). Judging these here means no spelling reaches the guard as a "name".
+pub fn ip_literal(host: &str) -> Option<IpAddr> {
+    if let Some(inner) = host.strip_prefix('[') {
+        let inner = inner.strip_suffix(']')?;
+        // A zone (`%eth0`) names an interface: link-local by definition.
+        let inner = inner.split('%').next().unwrap_or(inner);
+        return inner.parse::<core::net::Ipv6Addr>().ok().map(IpAddr::V6);
+    }
+    let host = host.strip_suffix('.').unwrap_or(host);
+    let mut parts = [0u64; 4];
+    let mut n = 0;
+    for part in host.split('.') {
+        if n == 4 || part.is_empty() {
+            return None;
+        }
+        let (digits, radix) = if let Some(h) = part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
+            (h, 16)
+        } else if part.len() > 1 && part.starts_with('0') {
+            (&part[1..], 8)
+        } else {
+            (part, 10)
+        };
+        // "0x" alone is 0 to inet_aton.
+        let v = if digits.is_empty() && radix == 16 { 0 } else { u64::from_str_radix(digits, radix).ok()? };
+        parts[n] = v;
+        n += 1;
+    }
+    // The last part fills the bytes the earlier ones leave (a.b.c.d, a.b.c16, a.b24, a32).
+    let (head, last) = parts[..n].split_at(n - 1);
+    if head.iter().any(|p| *p > 0xff) {
+        return None;
+    }
+    let last_bits = 8 * (5 - n as u32);
+    if last[0] >= 1u64 << last_bits.min(32) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for (i, p) in head.iter().enumerate() {
+        v |= p << (24 - 8 * i as u32);
+    }
+    v |= last[0];
+    let v = u32::try_from(v).ok()?;
+    Some(IpAddr::V4(core::net::Ipv4Addr::from(v)))
+}
+
+/// True for names that no public receiver has: `localhost` and `*.localhost` (RFC 6761),
+/// `*.local` (mDNS), `*.internal` and `*.home.arpa` (private use), Kubernetes service names
+/// (`*.svc`), single-label names (resolved through the local search domains), and the cloud
+/// metadata services' names (`metadata.google.internal`, `metadata.goog`, `instance-data`).
+/// They resolve to private addresses anyway; refusing them by name keeps a resolver that
+/// says otherwise from mattering.
+pub fn is_non_public_name(name: &str) -> bool {
+    let n = normal_name(name);
+    const NAMES: &[&str] = &["localhost", "metadata", "metadata.goog", "instance-data", "kubernetes.default.svc"];
+    const SUFFIXES: &[&str] = &[".localhost", ".local", ".internal", ".home.arpa", ".svc"];
+    NAMES.contains(&n.as_str()) || SUFFIXES.iter().any(|s| n.ends_with(s)) || !n.contains('.')
+}
+
+/// The first half of the SSRF guard: the webhook URL's `host` (without port) on its own.
+/// `Ok(Some(ip))`: an IP literal the guard accepts (connect to it, resolve nothing);
+/// `Ok(None)`: a name to resolve, whose addresses then go to [`guard_addresses`]; `Err`: why
+/// the guard refuses it (a non-public address in any spelling, a non-public name, a host a
+/// resolver could read as an address but that is no valid one). `allow` is the allow-list.
+pub fn guard_host(host: &str, allow: &[Allow]) -> Result<Option<IpAddr>, String> {
+    if let Some(ip) = ip_literal(host) {
+        if is_non_public(ip) && !allow.iter().any(|a| a.covers_ip(ip)) {
+            return Err(format!("the SSRF guard refuses {host}: {ip} is not a public address"));
+        }
+        return Ok(Some(ip));
+    }
+    if host.starts_with('[') || looks_numeric(host) {
+        return Err(format!("the SSRF guard refuses {host}: not a valid address, and it could be read as one"));
+    }
+    let name = normal_name(host);
+    if allow.iter().any(|a| a.covers_name(&name)) {
+        return Ok(None);
+    }
+    if is_non_public_name(&name) {
+        return Err(format!("the SSRF guard refuses {host}: not a public host name"));
+    }
+    Ok(None)
+}
+
+/// The second half of the SSRF guard: the addresses `host` resolved to. Refused when any of
+/// them is non-public (a name that answers with a private address among public ones is not
+/// to be trusted with a choice), unless the allow-list covers the host or the address.
+pub fn guard_addresses(host: &str, addrs: &[IpAddr], allow: &[Allow]) -> Result<(), String> {
+    let name = normal_name(host);
+    if allow.iter().any(|a| a.covers_name(&name)) {
+        return Ok(());
+    }
+    match addrs.iter().find(|ip| is_non_public(**ip) && !allow.iter().any(|a| a.covers_ip(**ip))) {
+        Some(ip) => Err(format!("the SSRF guard refuses {host}: it resolves to {ip}, which is not a public address")),
+        None => Ok(()),
+    }
+}
+
 /// How webhooks are delivered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
@@ -376,6 +562,80 @@ mod tests {
         ] {
             assert!(!is_non_public(a.parse().unwrap()), "{a}");
         }
+    }
+
+    #[test]
+    fn ip_literals_in_every_spelling_a_resolver_reads() {
+        use alloc::string::ToString;
+        let v4 = |s: &str| ip_literal(s).map(|ip| ip.to_string());
+        for (spelling, addr) in [
+            ("127.0.0.1", "127.0.0.1"),
+            ("127.1", "127.0.0.1"),
+            ("127.0.1", "127.0.0.1"),
+            ("2130706433", "127.0.0.1"),
+            ("0x7f000001", "127.0.0.1"),
+            ("0177.0.0.1", "127.0.0.1"),
+            ("0x7f.0.0.1", "127.0.0.1"),
+            ("0", "0.0.0.0"),
+            ("0x", "0.0.0.0"),
+            ("169.254.43518", "169.254.169.254"),
+            ("127.0.0x100", "127.0.1.0"),
+            ("8.8.8.8.", "8.8.8.8"),
+            ("[::1]", "::1"),
+            ("[fe80::1%25eth0]", "fe80::1"),
+        ] {
+            assert_eq!(v4(spelling).as_deref(), Some(addr), "{spelling}");
+        }
+        for not_literal in
+            ["999.1.1.1", "1.2.3.4.5", "08.0.0.1", "1.256.0.0", "127.0.0.0x100", "4294967296", "example.com", "1e100.net", "[::1", "", "."]
+        {
+            assert_eq!(v4(not_literal), None, "{not_literal}");
+        }
+    }
+
+    #[test]
+    fn the_guard_judges_hosts_names_and_resolved_addresses() {
+        let none: &[Allow] = &[];
+        assert!(guard_host("8.8.8.8", none).is_ok_and(|ip| ip == Some("8.8.8.8".parse().unwrap())));
+        assert_eq!(guard_host("hooks.example.com", none), Ok(None));
+        assert_eq!(guard_host("123.abc", none), Ok(None), "a name whose last label is not numeric is a name");
+        for refused in [
+            "127.1",
+            "0x7f.1",
+            "999.1.1.1",
+            "[::ffff:127.0.0.1]",
+            "localhost",
+            "a.localhost",
+            "x.local",
+            "metadata.google.internal",
+            "metadata.goog",
+            "intranet",
+            "[not-v6]",
+        ] {
+            assert!(guard_host(refused, none).is_err(), "{refused}");
+        }
+        let public: [IpAddr; 2] = ["93.184.216.34".parse().unwrap(), "2606:2800:220:1::".parse().unwrap()];
+        assert_eq!(guard_addresses("example.com", &public, none), Ok(()));
+        let mixed: [IpAddr; 2] = ["93.184.216.34".parse().unwrap(), "10.0.0.1".parse().unwrap()];
+        assert!(guard_addresses("example.com", &mixed, none).is_err(), "one private address refuses the name");
+
+        let allow: Vec<Allow> = ["localhost", "10.0.0.0/8", "[fd00::]/8", "127.0.0.1"].iter().map(|a| a.parse().unwrap()).collect();
+        assert_eq!(guard_host("LOCALHOST.", &allow), Ok(None));
+        assert!(guard_host("10.200.0.1", &allow).is_ok());
+        assert!(guard_host("[::ffff:10.0.0.1]", &allow).is_ok(), "a mapped address is judged as the IPv4 one it carries");
+        assert!(guard_host("[fd12::1]", &allow).is_ok());
+        assert!(guard_host("127.0.0.2", &allow).is_err());
+        assert!(guard_host("192.168.0.1", &allow).is_err());
+        assert!(guard_host("[fe80::1]", &allow).is_err());
+        assert_eq!(guard_addresses("dev.example.com", &mixed, &allow), Ok(()));
+        let loopback: [IpAddr; 1] = ["127.0.0.1".parse().unwrap()];
+        assert_eq!(guard_addresses("localhost", &loopback, &allow), Ok(()), "an allowed name may resolve anywhere");
+
+        for bad in ["", "10.0.0.0/33", "::/129", "host/8", "0x7f.1", "127.1"] {
+            assert!(bad.parse::<Allow>().is_err(), "{bad:?}");
+        }
+        assert_eq!("0.0.0.0/0".parse::<Allow>(), Ok(Allow::Net("0.0.0.0".parse().unwrap(), 0)));
+        assert!(guard_host("192.168.1.1", &["0.0.0.0/0".parse().unwrap()]).is_ok(), "a /0 allows every IPv4 address");
     }
 
     #[test]
