@@ -87,7 +87,7 @@ fuzz-smoke:
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run v03_json_decode corpus/v03_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run service_params corpus/service_params -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run engine_calls corpus/engine_calls -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	for t in jsonrpc_request rest_request grpc_request sse_decoder http1_response; do \
+	for t in jsonrpc_request rest_request grpc_request sse_decoder http1_response jcs; do \
 	  (cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048) || exit 1; \
 	done
 

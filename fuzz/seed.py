@@ -13,7 +13,8 @@ rest = os.path.join(root, "corpus", "rest_request")
 grpc = os.path.join(root, "corpus", "grpc_request")
 sse = os.path.join(root, "corpus", "sse_decoder")
 http1 = os.path.join(root, "corpus", "http1_response")
-for d in list(out.values()) + [params, engine, rpc, rest, grpc, sse, http1]:
+jcs = os.path.join(root, "corpus", "jcs")
+for d in list(out.values()) + [params, engine, rpc, rest, grpc, sse, http1, jcs]:
     os.makedirs(d, exist_ok=True)
 
 
@@ -49,6 +50,13 @@ for sample in [bytes([0, 1, 8, 2, 9, 3, 8, 3]), bytes([2, 0, 8, 2, 3, 0, 9, 1, 1
 n = 0
 for path in sorted(glob.glob(os.path.join(vectors, "**", "*.json"), recursive=True)):
     v = json.load(open(path))
+    if v.get("type") == "jcs":
+        for d in v["documents"]:
+            put(jcs, d["input"].encode())
+        for x in v["numbers"]:
+            if x["canonical"] is not None:
+                put(jcs, ("[" + x["canonical"] + "]").encode())
+        continue
     if "wire" in v:
         wire = json.dumps(v["wire"], separators=(",", ":")).encode()
     elif "wire_text" in v:

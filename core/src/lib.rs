@@ -45,6 +45,7 @@ pub mod codec;
 pub mod engine;
 pub mod error;
 pub mod http;
+pub mod jcs;
 pub mod log;
 pub mod op;
 pub mod server;

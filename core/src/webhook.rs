@@ -6,6 +6,8 @@
 //! - [`is_non_public`] is the address side of the SSRF guard: a host resolves the webhook's
 //!   name and connects only to an address this function accepts (unless the server allows
 //!   private receivers).
+//! - [`receiver::Receiver`] is the other end, for clients that host a webhook: credentials
+//!   checked in constant time, only expected tasks, each event handed over once.
 //! - [`Deliveries`] keeps one ordered queue per webhook (task and config): one delivery in
 //!   flight per queue, a failed attempt retried with exponential backoff on the caller's
 //!   clock ([`Deliveries::poll_timeout`]), a receiver that refuses or stays down dropped after
@@ -19,6 +21,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::net::IpAddr;
+
+pub mod receiver;
 
 /// The body of a webhook delivery (§4.3.3): the ProtoJSON `StreamResponse` for configs
 /// created in v1.0 (`Content-Type: application/a2a+json`), and for v0.3 configs the v0.3
@@ -44,9 +48,10 @@ pub fn body(version: ProtocolVersion, event: &v1::StreamResponse) -> Result<Vec<
 
 /// The whole webhook delivery for `config`: `POST` to its URL with the body of [`body`],
 /// `Content-Type: application/a2a+json` (v1.0) or `application/json` (v0.3),
-/// `Authorization: {scheme} {credentials}` when the config carries `authentication`, and
-/// `X-A2A-Notification-Token` when it carries a `token` (v1.0.1 names no header for it; v0.3
-/// receivers read this one, and v1.0 receivers ignore it).
+/// `Authorization: {scheme} {credentials}` when the config carries `authentication`, and its
+/// `token`, when it has one, in both spellings receivers read: `A2A-Notification-Token` and
+/// `X-A2A-Notification-Token` (v1.0.1 names no header for it; SDKs in the field use one or
+/// the other, and a receiver ignores the one it does not know).
 pub fn request(
     config: &v1::TaskPushNotificationConfig,
     version: ProtocolVersion,
@@ -60,6 +65,7 @@ pub fn request(
         headers.push((String::from("Authorization"), value));
     }
     if !config.token.is_empty() {
+        headers.push((String::from("A2A-Notification-Token"), config.token.clone()));
         headers.push((String::from("X-A2A-Notification-Token"), config.token.clone()));
     }
     Ok(crate::http::OutgoingRequest { method: "POST", url: config.url.clone(), headers, body })
@@ -314,6 +320,11 @@ pub struct Policy {
     pub backoff_ms: u64,
     /// The longest wait between two attempts, in milliseconds.
     pub max_backoff_ms: u64,
+    /// Jitter: each wait is cut by up to this share of it (percent, 0 to 100), by an amount
+    /// that differs per webhook and per attempt, so that receivers that failed together are
+    /// not retried in lockstep. The spread is a hash of the queue and the attempt number:
+    /// the core has no randomness of its own, and the schedule stays reproducible.
+    pub jitter_percent: u8,
     /// Deliveries waiting per webhook beyond the one in flight; when a receiver falls
     /// further behind, the oldest waiting delivery is dropped (and logged): the newest task
     /// state is worth more than an old one, and the receiver can always GetTask.
@@ -322,8 +333,21 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy { attempts: 4, backoff_ms: 500, max_backoff_ms: 60_000, max_queued: 1024 }
+        Policy { attempts: 4, backoff_ms: 500, max_backoff_ms: 60_000, jitter_percent: 50, max_queued: 1024 }
     }
+}
+
+/// `full` cut by up to `percent` of it, by a share taken from a hash (FNV-1a) of the queue
+/// and the attempt number.
+fn jittered(full: u64, percent: u8, queue: &str, attempt: u32) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in queue.bytes().chain(attempt.to_le_bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let share = u128::from(h % 1_000);
+    let cut = u128::from(full) * u128::from(percent.min(100)) * share / 100_000;
+    // `cut` is at most `full` (percent <= 100, share < 1000), so this stays in range.
+    full - u64::try_from(cut).unwrap_or(full)
 }
 
 /// Identifies one delivery attempt (one [`Attempt`]). A plain integer, never reused.
@@ -467,7 +491,8 @@ impl Deliveries {
         if outcome != Outcome::Delivered {
             if outcome.is_retryable() && *attempt < self.policy.attempts.max(1) {
                 let shift = (*attempt - 1).min(30);
-                let wait = self.policy.backoff_ms.saturating_mul(1u64 << shift).min(self.policy.max_backoff_ms);
+                let full = self.policy.backoff_ms.saturating_mul(1u64 << shift).min(self.policy.max_backoff_ms);
+                let wait = jittered(full, self.policy.jitter_percent, &queue, *attempt);
                 *attempt += 1;
                 q.retry_at = Some(add_millis(now, wait));
                 return;
@@ -640,7 +665,7 @@ mod tests {
 
     #[test]
     fn one_queue_delivers_in_order_and_retries_with_backoff_on_the_callers_clock() {
-        let mut d = Deliveries::new(Policy { attempts: 3, backoff_ms: 100, max_backoff_ms: 1_000, max_queued: 8 });
+        let mut d = Deliveries::new(Policy { attempts: 3, backoff_ms: 100, max_backoff_ms: 1_000, jitter_percent: 0, max_queued: 8 });
         d.push("t\0c".into(), req(1));
         d.push("t\0c".into(), req(2));
         let a = d.poll_attempt().unwrap();
@@ -666,6 +691,37 @@ mod tests {
         d.handle_result(next.id, Outcome::Delivered, at(300));
         d.handle_result(next.id, Outcome::Delivered, at(300));
         assert_eq!((d.pending(), d.poll_timeout()), (0, None));
+    }
+
+    #[test]
+    fn jitter_cuts_each_wait_by_up_to_its_share_and_spreads_webhooks_apart() {
+        let policy = Policy { attempts: 3, backoff_ms: 1_000, max_backoff_ms: 10_000, jitter_percent: 50, max_queued: 8 };
+        let mut waits = Vec::new();
+        for n in 0..20 {
+            let mut d = Deliveries::new(policy.clone());
+            d.push(format!("task-{n}\0cfg"), req(n));
+            let a = d.poll_attempt().unwrap();
+            d.handle_result(a.id, Outcome::Status(503), at(0));
+            let due = d.poll_timeout().unwrap();
+            let wait = (due.seconds - at(0).seconds) * 1_000 + i64::from(due.nanos - at(0).nanos) / 1_000_000;
+            assert!((500..=1_000).contains(&wait), "a 1 s backoff cut by at most half: {wait} ms");
+            waits.push(wait);
+            // The second wait doubles before its cut.
+            d.handle_timeout(due);
+            let b = d.poll_attempt().unwrap();
+            d.handle_result(b.id, Outcome::Status(503), due);
+            let due2 = d.poll_timeout().unwrap();
+            let wait2 = (due2.seconds - due.seconds) * 1_000 + i64::from(due2.nanos - due.nanos) / 1_000_000;
+            assert!((1_000..=2_000).contains(&wait2), "{wait2} ms");
+        }
+        waits.sort_unstable();
+        waits.dedup();
+        assert!(waits.len() >= 10, "twenty webhooks failing together retry at different times: {waits:?}");
+        assert_eq!(jittered(1_000, 0, "q", 1), 1_000);
+        // No overflow at the extremes: a full cut leaves at least a thousandth of the wait,
+        // and a share above 100% is taken as 100%.
+        assert!(jittered(u64::MAX, 100, "q", 7) >= u64::MAX / 1_000);
+        assert!(jittered(1_000, 255, "q", 7) >= 1);
     }
 
     #[test]

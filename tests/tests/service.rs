@@ -494,7 +494,7 @@ fn a_client_leaving_a_stream_does_not_cancel_the_task_and_can_resubscribe() {
 #[test]
 fn push_configs_on_every_interface_and_a_failing_receiver_retried_on_the_virtual_clock() {
     let mut config = ServiceConfig::new(card());
-    config.webhooks = webhook::Policy { attempts: 4, backoff_ms: 500, max_backoff_ms: 60_000, max_queued: 16 };
+    config.webhooks = webhook::Policy { attempts: 4, backoff_ms: 500, max_backoff_ms: 60_000, jitter_percent: 0, max_queued: 16 };
     let mut w = World::with(config);
     for (what, mut client) in clients() {
         let legacy = what.ends_with("0.3");
@@ -534,6 +534,7 @@ fn push_configs_on_every_interface_and_a_failing_receiver_retried_on_the_virtual
         assert!(!w.deliveries.is_empty(), "{what}: delivered in the end");
         for d in &w.deliveries {
             assert!(d.request.headers.iter().any(|(k, v)| k == "X-A2A-Notification-Token" && v == "secret"), "{what}");
+            assert!(d.request.headers.iter().any(|(k, v)| k == "A2A-Notification-Token" && v == "secret"), "{what}: both spellings");
             let ctype = d.request.headers.iter().find(|(k, _)| k == "Content-Type").map(|(_, v)| v.as_str());
             assert_eq!(ctype, Some(if legacy { "application/json" } else { "application/a2a+json" }), "{what}");
         }

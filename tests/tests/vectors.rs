@@ -439,6 +439,33 @@ fn run_http(v: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// RFC 8785 vectors (`jcs/`): number samples by their IEEE-754 bits, and whole documents.
+fn run_jcs(v: &Value) -> Result<(), String> {
+    for case in v["numbers"].as_array().ok_or("no numbers")? {
+        let hex = case["ieee754"].as_str().ok_or("ieee754 is a hex string")?;
+        let f = f64::from_bits(u64::from_str_radix(hex, 16).map_err(|e| format!("{hex}: {e}"))?);
+        let Some(want) = case["canonical"].as_str() else {
+            if f.is_finite() {
+                return Err(format!("{hex}: a finite number needs its canonical text"));
+            }
+            continue;
+        };
+        let got = a2a_wire::jcs::canonicalize(&serde_json::json!([f]));
+        if got != format!("[{want}]").into_bytes() {
+            return Err(format!("{hex}: got {}, want [{want}]", String::from_utf8_lossy(&got)));
+        }
+    }
+    for case in v["documents"].as_array().ok_or("no documents")? {
+        let input = case["input"].as_str().ok_or("input is text")?;
+        let want = case["canonical"].as_str().ok_or("canonical is text")?;
+        let got = a2a_wire::jcs::canonicalize_text(input.as_bytes()).map_err(|e| format!("{}: {e}", case["name"]))?;
+        if got != want.as_bytes() {
+            return Err(format!("{}: got {}, want {want}", case["name"], String::from_utf8_lossy(&got)));
+        }
+    }
+    Ok(())
+}
+
 fn want_version(v: &Value) -> String {
     v["version"].as_str().unwrap_or("1.0").to_string()
 }
@@ -466,6 +493,7 @@ fn every_vector_gives_its_stated_result() {
             (_, Some("error")) => run_error_render(&v),
             (_, Some("received-error")) => run_received(&v),
             (_, Some("http-request")) => run_http(&v),
+            (_, Some("jcs")) => run_jcs(&v),
             (Some("1.0"), _) => run_v1(&v),
             (Some("0.3"), _) => run_v03(&v),
             (other, _) => Err(format!("unknown version {other:?}")),
