@@ -253,14 +253,26 @@ mod tests {
     /// The shared vectors (`tests/vectors/jcs/rfc8785.json`): RFC 8785's own examples.
     const VECTORS: &str = include_str!("../../tests/vectors/jcs/rfc8785.json");
 
+    /// The vector file's cases under `list`. Cannot fail on the committed file (a JSON object
+    /// with `numbers` and `documents` arrays); if the file were broken, failing is the test's
+    /// right answer.
+    fn cases(list: &str) -> Vec<Value> {
+        let v: Value = serde_json::from_str(VECTORS).expect("the vector file is JSON");
+        v[list].as_array().cloned().expect("the vector file lists its cases as arrays")
+    }
+
+    /// A text member of a case (the committed file has every one it is asked for).
+    fn text<'a>(case: &'a Value, key: &str) -> &'a str {
+        case[key].as_str().expect("the vector names this member, as text")
+    }
+
     #[test]
     fn rfc8785_number_samples() {
-        let v: Value = serde_json::from_str(VECTORS).expect("the vector file is JSON");
-        let numbers = v["numbers"].as_array().expect("a list of number samples");
+        let numbers = cases("numbers");
         assert!(numbers.len() >= 20, "the RFC's appendix B table");
-        for case in numbers {
-            let hex = case["ieee754"].as_str().expect("ieee754 is a hex string");
-            let bits = u64::from_str_radix(hex, 16).expect("16 hex digits");
+        for case in &numbers {
+            let hex = text(case, "ieee754");
+            let Ok(bits) = u64::from_str_radix(hex, 16) else { panic!("{hex}: not 16 hex digits") };
             let f = f64::from_bits(bits);
             match case["canonical"].as_str() {
                 Some(expected) => {
@@ -278,13 +290,11 @@ mod tests {
 
     #[test]
     fn rfc8785_documents() {
-        let v: Value = serde_json::from_str(VECTORS).expect("the vector file is JSON");
-        let docs = v["documents"].as_array().expect("a list of documents");
+        let docs = cases("documents");
         assert!(!docs.is_empty());
-        for case in docs {
+        for case in &docs {
             let name = case["name"].as_str().unwrap_or("?");
-            let input = case["input"].as_str().expect("input is the JSON text");
-            let expected = case["canonical"].as_str().expect("canonical is the expected text");
+            let (input, expected) = (text(case, "input"), text(case, "canonical"));
             let got = canonicalize_text(input.as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(core::str::from_utf8(&got), Ok(expected), "{name}");
             // Canonical text is a fixed point.

@@ -3,9 +3,11 @@
 //!
 //! - [`request`] builds the whole delivery for a push config: `POST` to its URL, the body of
 //!   [`body`], the config's credentials.
-//! - [`is_non_public`] is the address side of the SSRF guard: a host resolves the webhook's
-//!   name and connects only to an address this function accepts (unless the server allows
-//!   private receivers).
+//! - The SSRF guard's judgment: [`guard_host`] on the URL's host as written (IP literals in
+//!   every spelling a resolver reads, non-public names), [`guard_addresses`] on what a name
+//!   resolves to, both through [`is_non_public`] and an allow-list of [`Allow`] entries; a
+//!   host resolves and connects only to what they accept (unless the server allows private
+//!   receivers).
 //! - [`receiver::Receiver`] is the other end, for clients that host a webhook: credentials
 //!   checked in constant time, only expected tasks, each event handed over once.
 //! - [`Deliveries`] keeps one ordered queue per webhook (task and config): one delivery in
@@ -337,14 +339,16 @@ impl Default for Policy {
     }
 }
 
+/// FNV-1a (64 bits): a cheap, stable spread of bytes (no defence against chosen inputs; the
+/// jitter and the receiver's redelivery digests need none).
+pub(crate) fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 /// `full` cut by up to `percent` of it, by a share taken from a hash (FNV-1a) of the queue
 /// and the attempt number.
 fn jittered(full: u64, percent: u8, queue: &str, attempt: u32) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in queue.bytes().chain(attempt.to_le_bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    let share = u128::from(h % 1_000);
+    let share = u128::from(fnv1a(queue.bytes().chain(attempt.to_le_bytes())) % 1_000);
     let cut = u128::from(full) * u128::from(percent.min(100)) * share / 100_000;
     // `cut` is at most `full` (percent <= 100, share < 1000), so this stays in range.
     full - u64::try_from(cut).unwrap_or(full)
@@ -378,7 +382,7 @@ pub enum Outcome {
     /// No answer: the name did not resolve, the connection failed or timed out.
     Unreachable(String),
     /// Not attempted: the URL cannot be delivered to (malformed, an unsupported scheme), or
-    /// the SSRF guard refused every address of the host.
+    /// the SSRF guard refused the host (its spelling, its name, or an address it resolves to).
     Refused(String),
 }
 
@@ -618,10 +622,18 @@ mod tests {
         }
     }
 
+    /// An address or allow-list entry written in the test (every one is well-formed).
+    fn ip(s: &str) -> IpAddr {
+        s.parse().expect("the test writes valid addresses")
+    }
+    fn entry(s: &str) -> Allow {
+        s.parse().expect("the test writes valid allow-list entries")
+    }
+
     #[test]
     fn the_guard_judges_hosts_names_and_resolved_addresses() {
         let none: &[Allow] = &[];
-        assert!(guard_host("8.8.8.8", none).is_ok_and(|ip| ip == Some("8.8.8.8".parse().unwrap())));
+        assert!(guard_host("8.8.8.8", none).is_ok_and(|got| got == Some(ip("8.8.8.8"))));
         assert_eq!(guard_host("hooks.example.com", none), Ok(None));
         assert_eq!(guard_host("123.abc", none), Ok(None), "a name whose last label is not numeric is a name");
         for refused in [
@@ -639,12 +651,12 @@ mod tests {
         ] {
             assert!(guard_host(refused, none).is_err(), "{refused}");
         }
-        let public: [IpAddr; 2] = ["93.184.216.34".parse().unwrap(), "2606:2800:220:1::".parse().unwrap()];
+        let public: [IpAddr; 2] = [ip("93.184.216.34"), ip("2606:2800:220:1::")];
         assert_eq!(guard_addresses("example.com", &public, none), Ok(()));
-        let mixed: [IpAddr; 2] = ["93.184.216.34".parse().unwrap(), "10.0.0.1".parse().unwrap()];
+        let mixed: [IpAddr; 2] = [ip("93.184.216.34"), ip("10.0.0.1")];
         assert!(guard_addresses("example.com", &mixed, none).is_err(), "one private address refuses the name");
 
-        let allow: Vec<Allow> = ["localhost", "10.0.0.0/8", "[fd00::]/8", "127.0.0.1"].iter().map(|a| a.parse().unwrap()).collect();
+        let allow: Vec<Allow> = ["localhost", "10.0.0.0/8", "[fd00::]/8", "127.0.0.1"].iter().map(|a| entry(a)).collect();
         assert_eq!(guard_host("LOCALHOST.", &allow), Ok(None));
         assert!(guard_host("10.200.0.1", &allow).is_ok());
         assert!(guard_host("[::ffff:10.0.0.1]", &allow).is_ok(), "a mapped address is judged as the IPv4 one it carries");
@@ -653,14 +665,14 @@ mod tests {
         assert!(guard_host("192.168.0.1", &allow).is_err());
         assert!(guard_host("[fe80::1]", &allow).is_err());
         assert_eq!(guard_addresses("dev.example.com", &mixed, &allow), Ok(()));
-        let loopback: [IpAddr; 1] = ["127.0.0.1".parse().unwrap()];
+        let loopback: [IpAddr; 1] = [ip("127.0.0.1")];
         assert_eq!(guard_addresses("localhost", &loopback, &allow), Ok(()), "an allowed name may resolve anywhere");
 
         for bad in ["", "10.0.0.0/33", "::/129", "host/8", "0x7f.1", "127.1"] {
             assert!(bad.parse::<Allow>().is_err(), "{bad:?}");
         }
-        assert_eq!("0.0.0.0/0".parse::<Allow>(), Ok(Allow::Net("0.0.0.0".parse().unwrap(), 0)));
-        assert!(guard_host("192.168.1.1", &["0.0.0.0/0".parse().unwrap()]).is_ok(), "a /0 allows every IPv4 address");
+        assert_eq!("0.0.0.0/0".parse::<Allow>(), Ok(Allow::Net(ip("0.0.0.0"), 0)));
+        assert!(guard_host("192.168.1.1", &[entry("0.0.0.0/0")]).is_ok(), "a /0 allows every IPv4 address");
     }
 
     #[test]
@@ -697,6 +709,8 @@ mod tests {
     fn jitter_cuts_each_wait_by_up_to_its_share_and_spreads_webhooks_apart() {
         let policy = Policy { attempts: 3, backoff_ms: 1_000, max_backoff_ms: 10_000, jitter_percent: 50, max_queued: 8 };
         let mut waits = Vec::new();
+        // Each unwrap below is one of the test's assertions: at that point the queue has an
+        // attempt to make, or a retry due.
         for n in 0..20 {
             let mut d = Deliveries::new(policy.clone());
             d.push(format!("task-{n}\0cfg"), req(n));

@@ -174,7 +174,8 @@ mod tests {
         OutgoingRequest { method: "POST", url: String::from(url), headers: Vec::new(), body: b"{}".to_vec() }
     }
 
-    /// The test resolver: names that answer with private addresses, as hostile DNS would.
+    /// The test resolver: names that answer with private addresses, as hostile DNS would
+    /// (its table holds literal addresses only, so the parse cannot fail).
     fn hostile_dns() -> Resolver {
         Resolver::new(|name, port| {
             let ips: &[&str] = match name {
@@ -271,7 +272,9 @@ mod tests {
     }
 
     /// A receiver on 127.0.0.1 (allowed by the test's allow-list) that answers each
-    /// connection with `answer` (None: reads and never answers); counts connections.
+    /// connection with `answer` (None: reads and never answers); counts connections. Its
+    /// expects hold on any machine the tests run on (binding port 0 on loopback); if one
+    /// did not, the test could not run at all, and failing says so.
     fn receiver(answer: Option<&'static [u8]>) -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let port = listener.local_addr().expect("a bound listener has an address").port();
@@ -301,6 +304,7 @@ mod tests {
         (port, count)
     }
 
+    /// The guard with 127.0.0.1 on the allow-list (the entry is a literal address).
     fn local_dev() -> WebhookPolicy {
         WebhookPolicy { allow: vec!["127.0.0.1".parse().expect("an address")], timeout: Duration::from_millis(500), ..guarded() }
     }

@@ -203,11 +203,7 @@ fn task_of(event: &v1::StreamResponse) -> &str {
 /// the sender spelled it.
 fn digest(event: &v1::StreamResponse) -> Result<u64, A2aError> {
     let bytes = crate::codec::json::encode(event).map_err(|e| A2aError::with_message(ErrorKind::InvalidParams, e.to_string()))?;
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    Ok(h)
+    Ok(super::fnv1a(bytes))
 }
 
 #[cfg(test)]
@@ -232,6 +228,12 @@ mod tests {
         v1::StreamResponse { payload: Some(v1::stream_response::Payload::Task(task)) }
     }
 
+    /// What the sender posts for `state` of the test task. `request` cannot fail here: the
+    /// task is valid ProtoJSON and has a v0.3 form (a plain status, no parts to lose).
+    fn sent(token: &str, version: ProtocolVersion, state: v1::TaskState) -> crate::http::OutgoingRequest {
+        super::super::request(&config(token), version, &event(state)).expect("the test task encodes in both versions")
+    }
+
     fn deliver(rx: &mut Receiver, out: &crate::http::OutgoingRequest) -> (Result<Delivery, A2aError>, HttpResponse) {
         let headers: Vec<(&str, &str)> = out.headers.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
         rx.handle(&HttpRequest { method: out.method, target: "/hook", headers: &headers, body: &out.body })
@@ -242,8 +244,8 @@ mod tests {
         for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
             let mut rx = Receiver::with_token("tok").and_authorization("Bearer s3cret");
             rx.expect_task("t-1");
-            let working = super::super::request(&config("tok"), version, &event(v1::TaskState::Working)).unwrap();
-            let done = super::super::request(&config("tok"), version, &event(v1::TaskState::Completed)).unwrap();
+            let working = sent("tok", version, v1::TaskState::Working);
+            let done = sent("tok", version, v1::TaskState::Completed);
             let (first, resp) = deliver(&mut rx, &working);
             assert!(matches!(&first, Ok(Delivery::Event { task_id, .. }) if task_id == "t-1"), "{version}: {first:?}");
             assert_eq!(resp.status, 204);
@@ -261,8 +263,8 @@ mod tests {
     fn wrong_or_missing_credentials_unknown_tasks_and_bad_bodies_are_refused() {
         let mut rx = Receiver::with_token("tok");
         rx.expect_task("t-1");
-        let good = super::super::request(&config("tok"), ProtocolVersion::V1_0, &event(v1::TaskState::Working)).unwrap();
-        let wrong = super::super::request(&config("tox"), ProtocolVersion::V1_0, &event(v1::TaskState::Working)).unwrap();
+        let good = sent("tok", ProtocolVersion::V1_0, v1::TaskState::Working);
+        let wrong = sent("tox", ProtocolVersion::V1_0, v1::TaskState::Working);
         let (r, resp) = deliver(&mut rx, &wrong);
         assert_eq!(r.map_err(|e| e.kind()), Err(ErrorKind::Unauthenticated));
         assert_eq!(resp.status, 401);
@@ -297,8 +299,8 @@ mod tests {
     fn the_window_bounds_what_is_remembered() {
         let mut rx = Receiver::with_token("tok").window(1);
         rx.expect_task("t-1");
-        let a = super::super::request(&config("tok"), ProtocolVersion::V1_0, &event(v1::TaskState::Working)).unwrap();
-        let b = super::super::request(&config("tok"), ProtocolVersion::V1_0, &event(v1::TaskState::InputRequired)).unwrap();
+        let a = sent("tok", ProtocolVersion::V1_0, v1::TaskState::Working);
+        let b = sent("tok", ProtocolVersion::V1_0, v1::TaskState::InputRequired);
         assert!(matches!(deliver(&mut rx, &a).0, Ok(Delivery::Event { .. })));
         assert!(matches!(deliver(&mut rx, &b).0, Ok(Delivery::Event { .. })));
         assert!(matches!(deliver(&mut rx, &a).0, Ok(Delivery::Event { .. })), "older than the window: handed over again");
