@@ -1,7 +1,7 @@
 //! `a2a-wire`: serve the demo echo agent, or talk to any A2A agent.
 //!
 //! ```text
-//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]...
+//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE]
 //! a2a-wire card URL [--json]
 //! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--timeout S] [--json]
 //! a2a-wire get URL TASK_ID [--history N] [--json]
@@ -32,7 +32,7 @@ use std::sync::Arc;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage:
-  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]...
+  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE]
   a2a-wire card URL [--json]
   a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--timeout SECONDS] [--json]
   a2a-wire get URL TASK_ID [--history N] [...]
@@ -44,7 +44,9 @@ URL is the agent's base URL or the URL of its Agent Card. The client picks the f
 interface of the card it speaks; --binding and --version narrow the choice. --timeout
 bounds each call (default 30 s; for a stream, until it starts). Push notifications go only
 to public addresses unless --allow-webhook names a host or network (127.0.0.1, localhost,
-10.0.0.0/8) or --allow-private-webhooks lets every address through.";
+10.0.0.0/8) or --allow-private-webhooks lets every address through. --bearer-tokens FILE
+(one TOKEN PRINCIPAL pair a line) makes the server require Authorization: Bearer TOKEN on
+every call; each principal sees only its own tasks. Clients send it with --header.";
 
 /// Parsed options: positional arguments and `--name value` / `--flag` options.
 struct Args {
@@ -148,7 +150,7 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-const SERVE_OPTIONS: &[&str] = &["--addr", "--store", "--allow-private-webhooks", "--allow-webhook"];
+const SERVE_OPTIONS: &[&str] = &["--addr", "--store", "--allow-private-webhooks", "--allow-webhook", "--bearer-tokens"];
 const CLIENT_OPTIONS: &[&str] = &["--json", "--binding", "--version", "--header", "--timeout"];
 
 /// The client's limits, with `--timeout SECONDS` as the call deadline.
@@ -326,6 +328,18 @@ async fn serve(args: &Args) -> Result<(), Failure> {
     for a in args.values("--allow-webhook") {
         config.webhooks.allow.push(a.parse().map_err(|e| Failure::Usage(format!("--allow-webhook {a}: {e}")))?);
     }
+    // Every call must carry `Authorization: Bearer TOKEN` for a token of the file (one
+    // `TOKEN PRINCIPAL` pair a line); each principal sees only its own tasks.
+    if let Some(file) = args.value("--bearer-tokens") {
+        let text = std::fs::read_to_string(file).map_err(|e| Failure::Usage(format!("--bearer-tokens {file}: {e}")))?;
+        let tokens = a2a_wire::auth::BearerTokens::parse(&text).map_err(|e| Failure::Usage(format!("--bearer-tokens {file}: {e}")))?;
+        if tokens.is_empty() {
+            return Err(Failure::Usage(format!("--bearer-tokens {file}: no TOKEN PRINCIPAL line")));
+        }
+        eprintln!("a2a-wire: {} bearer token(s) from {file}; calls without one are refused", tokens.len());
+        config = config.with_bearer_tokens(tokens);
+    }
+    let card = config.card.clone();
     let agent = Arc::new(a2a_wire_smol::demo::EchoAgent::default());
     let store = args.value("--store").unwrap_or("a2a-wire-tasks.db");
     let server = if store == "memory" {
@@ -336,7 +350,6 @@ async fn serve(args: &Args) -> Result<(), Failure> {
         a2a_wire_smol::Server::bind_with_store(addr, config, agent, s).await
     }
     .map_err(|e| Failure::Agent(Error::Transport(format!("cannot listen on {addr}: {e}"))))?;
-    let card = a2a_wire_smol::demo::card(addr);
     eprintln!("a2a-wire: echo agent on http://{addr}  (card: http://{addr}/.well-known/agent-card.json)");
     for i in &card.supported_interfaces {
         eprintln!("  {:<9} {:<4} {}", i.protocol_binding, i.protocol_version, i.url);

@@ -28,9 +28,14 @@ impl Drop for Served {
 }
 
 fn serve(addr: SocketAddr, store: &Path) -> Served {
+    serve_with(addr, store, &[])
+}
+
+fn serve_with(addr: SocketAddr, store: &Path, extra: &[&str]) -> Served {
     let child = Command::new(BIN)
         .args(["serve", "--addr", &addr.to_string(), "--store"])
         .arg(store)
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -83,6 +88,48 @@ fn send_prints_the_echo_and_errors_keep_their_a2a_meaning() {
     assert_eq!(code, 2, "{err}");
     let (code, _, err) = run(&["get", "http://127.0.0.1:1", "x"]);
     assert_eq!(code, 3, "an unreachable agent exits 3: {err}");
+}
+
+#[test]
+fn bearer_tokens_are_required_and_each_principal_sees_only_its_tasks() {
+    let dir = std::env::temp_dir().join(format!("a2a-wire-cli-{}-tokens", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "alice-token alice\nbob-token\n").unwrap();
+    let (code, _, err) = run(&["serve", "--store", "memory", "--bearer-tokens", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "a bad token file is a usage error: {err}");
+    assert!(err.contains("line 2"), "the error names the line: {err}");
+
+    let tokens = dir.join("tokens.txt");
+    std::fs::write(&tokens, "# TOKEN PRINCIPAL\nalice-token alice\nbob-token bob\n").unwrap();
+    let addr = free_addr();
+    let _server = serve_with(addr, Path::new("memory"), &["--bearer-tokens", tokens.to_str().unwrap()]);
+    let url = format!("http://{addr}");
+    let (code, out, _) = run(&["card", &url, "--json"]);
+    assert_eq!(code, 0, "the public card needs no token");
+    let card: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"], "Bearer", "{card}");
+    assert_eq!(card["securityRequirements"][0]["schemes"]["bearer"], serde_json::json!({}), "{card}");
+    for binding in ["jsonrpc", "rest", "grpc"] {
+        for version in ["1.0", "0.3"] {
+            let with = |token: &str| format!("Authorization: Bearer {token}");
+            let (code, _, err) = run(&["send", &url, "hi", "--binding", binding, "--version", version]);
+            assert_eq!(code, 1, "{binding} {version}: no token is an A2A error: {err}");
+            assert!(err.contains("Unauthenticated"), "{binding} {version}: {err}");
+            let (code, _, err) = run(&["send", &url, "hi", "--binding", binding, "--version", version, "--header", &with("guess")]);
+            assert!(code == 1 && err.contains("Unauthenticated"), "{binding} {version}: an unknown token: {err}");
+            let (code, out, err) =
+                run(&["send", &url, "hi", "--binding", binding, "--version", version, "--header", &with("alice-token"), "--json"]);
+            assert_eq!(code, 0, "{binding} {version}: {err}");
+            let task: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+            let id = task["id"].as_str().unwrap();
+            let flags = ["--binding", binding, "--version", version, "--header"];
+            let (code, _, err) = run(&[&["get", &url, id], &flags[..], &[&with("bob-token")]].concat());
+            assert!(code == 1 && err.contains("TaskNotFound"), "{binding} {version}: bob reads alice's task: {err}");
+            let (code, out, err) = run(&[&["get", &url, id], &flags[..], &[&with("alice-token")]].concat());
+            assert!(code == 0 && out.contains("COMPLETED"), "{binding} {version}: alice reads her task: {out} {err}");
+        }
+    }
 }
 
 #[test]

@@ -38,6 +38,7 @@ extern crate std as _std_canary;
 pub use a2a_wire_proto as proto;
 pub use a2a_wire_proto::v1;
 
+pub mod auth;
 pub mod binding;
 pub mod card;
 pub mod client;

@@ -15,7 +15,7 @@ use crate::http1::{self, Buffer, Limits, ReadError};
 use crate::io::{Rewind, TaskCount};
 use a2a_wire::engine::{MemoryStore, TaskStore};
 use a2a_wire::log::{Level, SharedLog};
-use a2a_wire::service::{Service, ServiceConfig};
+use a2a_wire::service::{AuthRequest, Service, ServiceConfig};
 use a2a_wire::v1;
 use smol::net::{TcpListener, TcpStream};
 use std::net::SocketAddr;
@@ -68,6 +68,19 @@ impl ServerConfig {
             stream_queue: 1024,
             log: stderr_log(),
         }
+    }
+
+    /// Requires `Authorization: Bearer TOKEN` on every call, with `tokens` naming each
+    /// token's principal (tasks and push configs then belong to the principal that made
+    /// them); declares the bearer scheme in the card (and the extended card). A missing or
+    /// unknown token gets the A2A unauthenticated error.
+    pub fn with_bearer_tokens(mut self, tokens: a2a_wire::auth::BearerTokens) -> Self {
+        tokens.declare(&mut self.card);
+        if let Some(extended) = &mut self.extended_card {
+            tokens.declare(extended);
+        }
+        self.authenticate = Some(Arc::new(move |req: &AuthRequest| tokens.authenticate(&req.headers)));
+        self
     }
 }
 
