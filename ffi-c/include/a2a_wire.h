@@ -438,6 +438,12 @@ typedef struct a2a_run a2a_run;
 // A running server. Stop it with `a2a_server_free`.
 typedef struct a2a_server a2a_server;
 
+// Server settings beyond the card and the agent, for `a2a_server_start_with` (a handle, so
+// that settings can be added without changing the ABI). Make it with
+// `a2a_server_config_new`, free it with `a2a_server_config_free` (the server keeps what it
+// needs: the config may be freed once the server started).
+typedef struct a2a_server_config a2a_server_config;
+
 // The sans-IO server. Create with `a2a_service_new`, free with `a2a_service_free`.
 typedef struct a2a_service a2a_service;
 
@@ -1051,6 +1057,25 @@ a2a_result a2a_sink_fail(const struct a2a_sink *sink, const char *reason, size_t
 // Threads: any, several at once (`a2a_sink_free` last, once).
 void a2a_sink_free(struct a2a_sink *sink);
 
+// A config with the defaults (no authentication: every call is anonymous).
+// Threads: any.
+a2a_result a2a_server_config_new(struct a2a_server_config **config_out);
+
+// Requires `Authorization: Bearer TOKEN` on every call, for the tokens of `tokens`: one
+// `TOKEN PRINCIPAL` pair a line (the format of `a2a-wire serve --bearer-tokens FILE`; blank
+// lines and `#` comments skipped). Tasks and push configs then belong to the principal that
+// made them (another principal's calls on them are answered as on a task that does not
+// exist), the card declares the bearer scheme, and a call without a known token gets the A2A
+// unauthenticated error. `A2A_RESULT_INVALID_ARGUMENT` names the bad line (never a token)
+// and leaves the config as it was; a text without a pair is refused too.
+// Threads: one at a time per config.
+a2a_result a2a_server_config_set_bearer_tokens(struct a2a_server_config *config,
+                                               const char *tokens,
+                                               size_t tokens_len);
+
+// Frees a config; NULL does nothing. Threads: any, once.
+void a2a_server_config_free(struct a2a_server_config *config);
+
 // Starts the server on `addr` (`127.0.0.1:PORT`; port 0 picks a free one) on threads of
 // its own, with the Agent Card `card_json` (v1.0 ProtoJSON) and `agent`. A card that lists
 // no `supportedInterfaces` gets six: JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`
@@ -1065,6 +1090,17 @@ a2a_result a2a_server_start(const char *addr,
                             size_t card_json_len,
                             const struct a2a_agent *agent,
                             struct a2a_server **server_out);
+
+// `a2a_server_start` with the settings of `config` (NULL: the defaults). The server copies
+// what it needs: `config` may be freed or changed afterwards.
+// Callbacks: see `a2a_start_callback`. Call from any thread.
+a2a_result a2a_server_start_with(const char *addr,
+                                 size_t addr_len,
+                                 const uint8_t *card_json,
+                                 size_t card_json_len,
+                                 const struct a2a_agent *agent,
+                                 const struct a2a_server_config *config,
+                                 struct a2a_server **server_out);
 
 // The server's base URL (`http://127.0.0.1:PORT`; the card is at
 // `/.well-known/agent-card.json`). Borrowed from `server`.

@@ -302,6 +302,53 @@ pub struct a2a_server {
     url: String,
 }
 
+/// Server settings beyond the card and the agent, for `a2a_server_start_with` (a handle, so
+/// that settings can be added without changing the ABI). Make it with
+/// `a2a_server_config_new`, free it with `a2a_server_config_free` (the server keeps what it
+/// needs: the config may be freed once the server started).
+#[derive(Default)]
+pub struct a2a_server_config {
+    bearer_tokens: Option<a2a::auth::BearerTokens>,
+}
+
+/// A config with the defaults (no authentication: every call is anonymous).
+/// Threads: any.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_new(config_out: *mut *mut a2a_server_config) -> a2a_result {
+    guard(|| {
+        box_out(out(config_out, "config_out")?, a2a_server_config::default());
+        Ok(())
+    })
+}
+
+/// Requires `Authorization: Bearer TOKEN` on every call, for the tokens of `tokens`: one
+/// `TOKEN PRINCIPAL` pair a line (the format of `a2a-wire serve --bearer-tokens FILE`; blank
+/// lines and `#` comments skipped). Tasks and push configs then belong to the principal that
+/// made them (another principal's calls on them are answered as on a task that does not
+/// exist), the card declares the bearer scheme, and a call without a known token gets the A2A
+/// unauthenticated error. `A2A_RESULT_INVALID_ARGUMENT` names the bad line (never a token)
+/// and leaves the config as it was; a text without a pair is refused too.
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_bearer_tokens(config: *mut a2a_server_config, tokens: *const c_char, tokens_len: usize) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        let text = str_arg(tokens, tokens_len, "tokens")?;
+        let table = a2a::auth::BearerTokens::parse(text).map_err(|e| invalid(format!("bearer tokens, {e}")))?;
+        if table.is_empty() {
+            return Err(invalid("bearer tokens: no TOKEN PRINCIPAL line, so no caller could authenticate"));
+        }
+        c.bearer_tokens = Some(table);
+        Ok(())
+    })
+}
+
+/// Frees a config; NULL does nothing. Threads: any, once.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_free(config: *mut a2a_server_config) {
+    guard_value((), || crate::free_box(config))
+}
+
 /// Starts the server on `addr` (`127.0.0.1:PORT`; port 0 picks a free one) on threads of
 /// its own, with the Agent Card `card_json` (v1.0 ProtoJSON) and `agent`. A card that lists
 /// no `supportedInterfaces` gets six: JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`
@@ -319,7 +366,25 @@ pub extern "C" fn a2a_server_start(
     agent: *const a2a_agent,
     server_out: *mut *mut a2a_server,
 ) -> a2a_result {
+    a2a_server_start_with(addr, addr_len, card_json, card_json_len, agent, core::ptr::null(), server_out)
+}
+
+/// `a2a_server_start` with the settings of `config` (NULL: the defaults). The server copies
+/// what it needs: `config` may be freed or changed afterwards.
+/// Callbacks: see `a2a_start_callback`. Call from any thread.
+#[no_mangle]
+pub extern "C" fn a2a_server_start_with(
+    addr: *const c_char,
+    addr_len: usize,
+    card_json: *const u8,
+    card_json_len: usize,
+    agent: *const a2a_agent,
+    config: *const a2a_server_config,
+    server_out: *mut *mut a2a_server,
+) -> a2a_result {
     guard(|| {
+        // SAFETY: NULL or a live config (the header's contract).
+        let settings = unsafe { config.as_ref() };
         let o = out(server_out, "server_out")?;
         let agent = *arg(agent, "agent")?;
         if agent.start.is_none() {
@@ -344,6 +409,9 @@ pub extern "C" fn a2a_server_start(
             card = crate::codec::read_card(&whole)?;
         }
         let mut config = ServerConfig::new(card);
+        if let Some(t) = settings.and_then(|s| s.bearer_tokens.clone()) {
+            config = config.with_bearer_tokens(t);
+        }
         config.log = a2a::log::silent();
         let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
         let server = RunningServer::start(sa, config, kind, MemoryStore::new()).map_err(|e| {

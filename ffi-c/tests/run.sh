@@ -8,7 +8,9 @@
 #    dynamically and statically; the C agent and client talk over loopback;
 # 3. the C tests, the C agent and the C++ embedding under AddressSanitizer +
 #    UndefinedBehaviorSanitizer (the official Python SDK's checks run against both servers);
-# 4. the C tests, the agent/client examples and both servers (with the SDK's checks) under
+# 4. two principals on the ready server with bearer tokens (test_isolation.c and the
+#    two-principal matrix), dynamic and under the sanitizers;
+# 5. the C tests, the agent/client examples and both servers (with the SDK's checks) under
 #    valgrind (memcheck, leak check full).
 # Everything listens on 127.0.0.1; every run is bounded by `timeout`.
 set -eu
@@ -48,6 +50,15 @@ for t in $TESTS; do
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run "asan+ubsan $t" $T "$B/test_${t}_asan" $arg
   run "valgrind $t" $T $VALGRIND "$B/test_$t" $arg
 done
+
+# Two principals on every operation and interface of the ready server with bearer tokens
+# (the matrix is tests/src/bin/isolation.rs; `make c-test` builds it).
+echo "== two principals: test_isolation with the two-principal matrix"
+MATRIX=${A2A_ISOLATION_BIN:-$ROOT/target/debug/a2a-wire-isolation}
+gcc $CFLAGS $CFLAGS_PC "$ROOT/ffi-c/tests/test_isolation.c" $LIBS_PC -Wl,-rpath,"$PREFIX/lib" -o "$B/test_isolation"
+gcc $CFLAGS $SAN $CFLAGS_PC "$ROOT/ffi-c/tests/test_isolation.c" $LIBS_PC -Wl,-rpath,"$PREFIX/lib" -o "$B/test_isolation_asan"
+run "dynamic isolation" $T "$B/test_isolation" "$MATRIX"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run "asan+ubsan isolation" $T "$B/test_isolation_asan" "$MATRIX"
 
 echo "== examples through CMake find_package(a2a_wire)"
 cmake -S "$ROOT/examples" -B "$B/examples" -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Debug >/dev/null
