@@ -418,6 +418,11 @@ export interface ServeOptions {
   port?: number;
   /** The card to publish; its interfaces are replaced by the server's six. */
   card?: AgentCard | Omit<AgentCard, "supportedInterfaces"> | null;
+  /**
+   * Token to principal: every call then needs `Authorization: Bearer TOKEN` for one of the
+   * tokens, and each principal sees only its own tasks and push configs.
+   */
+  bearerTokens?: Readonly<Record<string, string>> | null;
   onError?: AgentErrorHandler;
 }
 /** A running server. */

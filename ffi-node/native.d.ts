@@ -45,9 +45,11 @@ export declare class ReadyServer {
   /**
    * Binds `host:port` (port 0: a free one) and serves `card` (ProtoJSON; null or a card
    * without interfaces: the standard six of the demo agent's shape), calling `onStart(run)`
-   * for every run and `onCancel(runId)` when one is canceled. Returns once it listens.
+   * for every run and `onCancel(runId)` when one is canceled. With `bearerTokens` (token to
+   * principal) every call needs `Authorization: Bearer TOKEN` and each principal sees only
+   * its own tasks. Returns once it listens.
    */
-  constructor(host: string, port: number, card: string | undefined | null, onStart: (arg: Run) => void, onCancel: (arg: number) => void)
+  constructor(host: string, port: number, card: string | undefined | null, bearerTokens: Record<string, string> | undefined | null, onStart: (arg: Run) => void, onCancel: (arg: number) => void)
   /** `http://HOST:PORT` (the card is at `/.well-known/agent-card.json`). */
   get url(): string
   /** The card the server publishes (ProtoJSON). */

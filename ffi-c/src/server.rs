@@ -330,7 +330,11 @@ pub extern "C" fn a2a_server_config_new(config_out: *mut *mut a2a_server_config)
 /// and leaves the config as it was; a text without a pair is refused too.
 /// Threads: one at a time per config.
 #[no_mangle]
-pub extern "C" fn a2a_server_config_set_bearer_tokens(config: *mut a2a_server_config, tokens: *const c_char, tokens_len: usize) -> a2a_result {
+pub extern "C" fn a2a_server_config_set_bearer_tokens(
+    config: *mut a2a_server_config,
+    tokens: *const c_char,
+    tokens_len: usize,
+) -> a2a_result {
     guard(|| {
         let c = crate::arg_mut(config, "config")?;
         let text = str_arg(tokens, tokens_len, "tokens")?;

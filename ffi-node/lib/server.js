@@ -50,9 +50,13 @@ class AgentServer {
  * `host:port` (default 127.0.0.1, port 0: a free one). `card` (optional) is the AgentCard to
  * publish: its interfaces are replaced by the six the server speaks at its address (JSON-RPC,
  * HTTP+JSON and gRPC, v1.0 and v0.3); without it, a card of the demo agent's shape is used.
- * `onError(err, ctx)` gets what an agent threw. Resolves once the server listens.
+ * `onError(err, ctx)` gets what an agent threw. `bearerTokens` (an object, token to
+ * principal) makes every call need `Authorization: Bearer TOKEN` for one of the tokens: the
+ * card declares the scheme, a call without a known token gets the A2A unauthenticated error,
+ * and each principal sees only the tasks and push configs it made (another's are answered as
+ * if they did not exist); `ctx.principal` names the caller. Resolves once the server listens.
  */
-async function serve(agent, { host = "127.0.0.1", port = 0, card = null, onError } = {}) {
+async function serve(agent, { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, onError } = {}) {
   const runner = new Runner(agent, onError);
   const n = call(
     () =>
@@ -60,6 +64,7 @@ async function serve(agent, { host = "127.0.0.1", port = 0, card = null, onError
         host,
         port,
         card == null ? null : JSON.stringify(card),
+        bearerTokens == null ? null : { ...bearerTokens },
         // Called from the event loop by the transport's threads: nothing may escape them.
         (run) => guarded(() => runner.start(run)),
         (id) => guarded(() => runner.cancel(id)),

@@ -72,9 +72,33 @@ pub struct ReadyServer {
 impl ReadyServer {
     /// Binds `host:port` (port 0: a free one) and serves `card` (ProtoJSON; null or a card
     /// without interfaces: the standard six of the demo agent's shape), calling `onStart(run)`
-    /// for every run and `onCancel(runId)` when one is canceled. Returns once it listens.
+    /// for every run and `onCancel(runId)` when one is canceled. With `bearerTokens` (token to
+    /// principal) every call needs `Authorization: Bearer TOKEN` and each principal sees only
+    /// its own tasks. Returns once it listens.
     #[napi(constructor, catch_unwind)]
-    pub fn new(host: String, port: u16, card: Option<String>, on_start: Function<Run, ()>, on_cancel: Function<i64, ()>) -> Result<Self> {
+    pub fn new(
+        host: String,
+        port: u16,
+        card: Option<String>,
+        bearer_tokens: Option<std::collections::HashMap<String, String>>,
+        on_start: Function<Run, ()>,
+        on_cancel: Function<i64, ()>,
+    ) -> Result<Self> {
+        let tokens = match bearer_tokens {
+            Some(map) if map.is_empty() => return Err(errors::range_error("bearerTokens is empty: no caller could authenticate")),
+            Some(map) => {
+                let mut t = a2a::auth::BearerTokens::new();
+                let mut pairs: Vec<_> = map.iter().collect();
+                pairs.sort();
+                for (token, principal) in pairs {
+                    // The message names the principal, never the token (a secret).
+                    t.insert(token, principal)
+                        .map_err(|e| errors::range_error(format!("bearerTokens, the token of {principal:?}: {e}")))?;
+                }
+                Some(t)
+            }
+            None => None,
+        };
         let ip: std::net::IpAddr = host.parse().map_err(|e| errors::range_error(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
@@ -93,8 +117,12 @@ impl ReadyServer {
         let start: StartFn = on_start.build_threadsafe_function().callee_handled::<false>().build()?;
         let cancel: CancelFn = on_cancel.build_threadsafe_function().callee_handled::<false>().build()?;
         let agent = Arc::new(JsAgent { fns: Mutex::new(Some((start, cancel))) });
-        let mut config = ServerConfig::new(card.clone());
+        let mut config = ServerConfig::new(card);
+        if let Some(t) = tokens {
+            config = config.with_bearer_tokens(t);
+        }
         config.log = a2a::log::silent();
+        let card = config.card.clone();
         let kind = AgentKind::Callback(agent.clone());
         let server = RunningServer::start(addr, config, kind, MemoryStore::new())
             .map_err(|e| Error::from_reason(format!("cannot serve on {addr}: {e}")))?;

@@ -4,9 +4,9 @@
 // canceled (its signal aborts) and does not hold the server's stop; one that publishes after
 // its end is refused with an A2AError and the stored task keeps its final state.
 import assert from "node:assert/strict";
-import http from "node:http";
 import { after, describe, test } from "node:test";
 import * as a2a from "a2a-wire";
+import { httpServer } from "./helpers.mjs";
 
 const CARD = {
   name: "agents",
@@ -71,9 +71,7 @@ async function readyHost() {
 }
 
 async function nodeHost() {
-  const srv = http.createServer();
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${srv.address().port}`;
+  const { srv, base, close } = await httpServer();
   const card = {
     ...CARD,
     supportedInterfaces: [
@@ -88,8 +86,7 @@ async function nodeHost() {
     bindings: ["JSONRPC", "HTTP+JSON"],
     async close() {
       await service.close();
-      srv.closeAllConnections();
-      await new Promise((r) => srv.close(r));
+      await close();
     },
   };
 }

@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
+import http from "node:http";
 import net from "node:net";
 import { dirname, join } from "node:path";
 
@@ -34,6 +35,21 @@ export function freePort() {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** A node:http server listening on a free port of 127.0.0.1: `{ srv, base, close() }`
+ * (`close` ends every open connection too). */
+export async function httpServer() {
+  const srv = http.createServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  return {
+    srv,
+    base: `http://127.0.0.1:${srv.address().port}`,
+    close() {
+      srv.closeAllConnections();
+      return new Promise((r) => srv.close(r));
+    },
+  };
 }
 
 /** Resolves once `url` answers its card, or rejects after `timeoutMs`. */

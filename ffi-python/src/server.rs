@@ -101,10 +101,31 @@ pub struct ReadyServer {
 #[pymethods]
 impl ReadyServer {
     /// Binds `host:port` (port 0: a free one) and serves `card` (None or a card without
-    /// interfaces: the standard six). Returns once the server listens.
+    /// interfaces: the standard six). With `bearer_tokens` (token to principal) every call
+    /// needs `Authorization: Bearer TOKEN` and each principal sees only its own tasks.
+    /// Returns once the server listens.
     #[new]
-    #[pyo3(signature = (host, port, card = None))]
-    fn new(py: Python<'_>, host: &str, port: u16, card: Option<PyRef<'_, PyAgentCard>>) -> PyResult<Self> {
+    #[pyo3(signature = (host, port, card = None, bearer_tokens = None))]
+    fn new(
+        py: Python<'_>,
+        host: &str,
+        port: u16,
+        card: Option<PyRef<'_, PyAgentCard>>,
+        bearer_tokens: Option<std::collections::BTreeMap<String, String>>,
+    ) -> PyResult<Self> {
+        let tokens = match bearer_tokens {
+            Some(map) if map.is_empty() => return Err(PyValueError::new_err("bearer_tokens is empty: no caller could authenticate")),
+            Some(map) => {
+                let mut t = a2a::auth::BearerTokens::new();
+                for (token, principal) in &map {
+                    // The message names the principal, never the token (a secret).
+                    t.insert(token, principal)
+                        .map_err(|e| PyValueError::new_err(format!("bearer_tokens, the token of {principal:?}: {e}")))?;
+                }
+                Some(t)
+            }
+            None => None,
+        };
         let ip: std::net::IpAddr = host.parse().map_err(|e| PyValueError::new_err(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
@@ -117,8 +138,12 @@ impl ReadyServer {
         let bytes = a2a::codec::json::encode(&card).map_err(|e| errors::encode_error(py, &e.to_string()))?;
         a2a::codec::json::decode::<v1::AgentCard>(&bytes).map_err(|e| errors::decode_error(py, &e))?;
         let (handoff, watch) = Handoff::new()?;
-        let mut config = ServerConfig::new(card.clone());
+        let mut config = ServerConfig::new(card);
+        if let Some(t) = tokens {
+            config = config.with_bearer_tokens(t);
+        }
         config.log = a2a::log::silent();
+        let card = config.card.clone();
         let kind = AgentKind::Callback(Arc::new(PyAgent { handoff: handoff.clone() }));
         let server = py
             .detach(|| RunningServer::start(addr, config, kind, MemoryStore::new()))

@@ -66,7 +66,9 @@ class Run:
 
 @final
 class ReadyServer:
-    def __new__(cls, host: str, port: int, card: AgentCard | None = None) -> Self: ...
+    def __new__(
+        cls, host: str, port: int, card: AgentCard | None = None, bearer_tokens: dict[str, str] | None = None
+    ) -> Self: ...
     @property
     def url(self) -> str: ...
     @property

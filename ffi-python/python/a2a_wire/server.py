@@ -25,7 +25,7 @@ import concurrent.futures
 import inspect
 import logging
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from . import _a2a_wire
@@ -260,6 +260,12 @@ class AgentServer:
     gRPC at the address in v1.0, and the same in v0.3 at ``/a2a/v03/jsonrpc``,
     ``/a2a/v03/rest`` and the address. Tasks are kept in memory. Servers listen where they are
     told: give ``host="0.0.0.0"`` deliberately.
+
+    ``bearer_tokens`` (token to principal) makes every call need ``Authorization: Bearer
+    TOKEN`` for one of the tokens; the card declares the scheme, a call without a known token
+    gets :class:`~a2a_wire.UnauthenticatedError`'s wire error, and each principal sees only
+    the tasks and push configs it made (another's are answered as if they did not exist).
+    ``ctx.principal`` names the caller.
     """
 
     def __init__(
@@ -271,8 +277,10 @@ class AgentServer:
         port: int = 0,
         thread_pool: concurrent.futures.Executor | None = None,
         shutdown_timeout: float = 5.0,
+        bearer_tokens: Mapping[str, str] | None = None,
     ) -> None:
         self._executor = executor
+        self._bearer_tokens = None if bearer_tokens is None else dict(bearer_tokens)
         self._card = card
         self._host = host
         self._port = port
@@ -290,7 +298,7 @@ class AgentServer:
         loop = asyncio.get_running_loop()
         self._runner = _Runner(self._executor, loop, self._pool)
         self._stopped = asyncio.Event()
-        self._server = _a2a_wire.ReadyServer(self._host, self._port, self._card)
+        self._server = _a2a_wire.ReadyServer(self._host, self._port, self._card, self._bearer_tokens)
         self._watch = watch(loop, self._server.take_watch_fd(), self._take)
 
     def _take(self) -> None:
@@ -357,8 +365,15 @@ class AgentServer:
         await self.stop()
 
 
-async def serve(executor: Executor, *, card: AgentCard | None = None, host: str = "127.0.0.1", port: int = 0) -> AgentServer:
+async def serve(
+    executor: Executor,
+    *,
+    card: AgentCard | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    bearer_tokens: Mapping[str, str] | None = None,
+) -> AgentServer:
     """Starts an :class:`AgentServer` and returns it (already listening)."""
-    server = AgentServer(executor, card=card, host=host, port=port)
+    server = AgentServer(executor, card=card, host=host, port=port, bearer_tokens=bearer_tokens)
     await server.start()
     return server
