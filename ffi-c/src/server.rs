@@ -370,7 +370,7 @@ pub extern "C" fn a2a_server_start(
     agent: *const a2a_agent,
     server_out: *mut *mut a2a_server,
 ) -> a2a_result {
-    a2a_server_start_with(addr, addr_len, card_json, card_json_len, agent, core::ptr::null(), server_out)
+    guard(|| start_server(addr, addr_len, card_json, card_json_len, agent, core::ptr::null(), server_out))
 }
 
 /// `a2a_server_start` with the settings of `config` (NULL: the defaults). The server copies
@@ -386,47 +386,57 @@ pub extern "C" fn a2a_server_start_with(
     config: *const a2a_server_config,
     server_out: *mut *mut a2a_server,
 ) -> a2a_result {
-    guard(|| {
-        // SAFETY: NULL or a live config (the header's contract).
-        let settings = unsafe { config.as_ref() };
-        let o = out(server_out, "server_out")?;
-        let agent = *arg(agent, "agent")?;
-        if agent.start.is_none() {
-            return Err(crate::null("agent->start"));
-        }
-        let a = str_arg(addr, addr_len, "addr")?;
-        let mut sa: SocketAddr = a.parse().map_err(|e| invalid(format!("`addr` {a:?} is not IP:PORT: {e}")))?;
-        let raw = bytes_arg(card_json, card_json_len, "card_json")?;
-        let mut card = match crate::codec::read_card(raw) {
-            Ok(c) => c,
-            // A card without interfaces gets the standard ones below (then it is checked whole).
-            Err(e) => match a2a::codec::json::decode_unchecked::<v1::AgentCard>(raw) {
-                Ok(c) if c.supported_interfaces.is_empty() => c,
-                _ => return Err(e),
-            },
-        };
-        // The card must name the port before the server binds it.
-        sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
-        if card.supported_interfaces.is_empty() {
-            card = a2a_wire_smol::demo::with_standard_interfaces(card, sa);
-            let whole = a2a::codec::json::encode(&card).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))?;
-            card = crate::codec::read_card(&whole)?;
-        }
-        let mut config = ServerConfig::new(card);
-        if let Some(t) = settings.and_then(|s| s.bearer_tokens.clone()) {
-            config = config.with_bearer_tokens(t);
-        }
-        config.log = a2a::log::silent();
-        let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
-        let server = RunningServer::start(sa, config, kind, MemoryStore::new()).map_err(|e| {
-            // The service refuses a card it cannot serve (two bindings on one path, say) this way.
-            let r = if e.kind() == std::io::ErrorKind::InvalidInput { a2a_result::Card } else { a2a_result::Io };
-            a2a_error::local(r, format!("cannot serve on {sa}: {e}"))
-        })?;
-        let url = format!("http://{}", server.local_addr());
-        box_out(o, a2a_server { inner: Some(server), url });
-        Ok(())
-    })
+    guard(|| start_server(addr, addr_len, card_json, card_json_len, agent, config, server_out))
+}
+
+fn start_server(
+    addr: *const c_char,
+    addr_len: usize,
+    card_json: *const u8,
+    card_json_len: usize,
+    agent: *const a2a_agent,
+    config: *const a2a_server_config,
+    server_out: *mut *mut a2a_server,
+) -> Result<(), a2a_error> {
+    // SAFETY: NULL or a live config (the header's contract).
+    let settings = unsafe { config.as_ref() };
+    let o = out(server_out, "server_out")?;
+    let agent = *arg(agent, "agent")?;
+    if agent.start.is_none() {
+        return Err(crate::null("agent->start"));
+    }
+    let a = str_arg(addr, addr_len, "addr")?;
+    let mut sa: SocketAddr = a.parse().map_err(|e| invalid(format!("`addr` {a:?} is not IP:PORT: {e}")))?;
+    let raw = bytes_arg(card_json, card_json_len, "card_json")?;
+    let mut card = match crate::codec::read_card(raw) {
+        Ok(c) => c,
+        // A card without interfaces gets the standard ones below (then it is checked whole).
+        Err(e) => match a2a::codec::json::decode_unchecked::<v1::AgentCard>(raw) {
+            Ok(c) if c.supported_interfaces.is_empty() => c,
+            _ => return Err(e),
+        },
+    };
+    // The card must name the port before the server binds it.
+    sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
+    if card.supported_interfaces.is_empty() {
+        card = a2a_wire_smol::demo::with_standard_interfaces(card, sa);
+        let whole = a2a::codec::json::encode(&card).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))?;
+        card = crate::codec::read_card(&whole)?;
+    }
+    let mut config = ServerConfig::new(card);
+    if let Some(t) = settings.and_then(|s| s.bearer_tokens.clone()) {
+        config = config.with_bearer_tokens(t);
+    }
+    config.log = a2a::log::silent();
+    let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
+    let server = RunningServer::start(sa, config, kind, MemoryStore::new()).map_err(|e| {
+        // The service refuses a card it cannot serve (two bindings on one path, say) this way.
+        let r = if e.kind() == std::io::ErrorKind::InvalidInput { a2a_result::Card } else { a2a_result::Io };
+        a2a_error::local(r, format!("cannot serve on {sa}: {e}"))
+    })?;
+    let url = format!("http://{}", server.local_addr());
+    box_out(o, a2a_server { inner: Some(server), url });
+    Ok(())
 }
 
 /// The server's base URL (`http://127.0.0.1:PORT`; the card is at
