@@ -1,7 +1,7 @@
 //! `a2a-wire`: serve the demo echo agent, or talk to any A2A agent.
 //!
 //! ```text
-//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE]
+//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
 //! a2a-wire card URL [--json]
 //! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--timeout S] [--json]
 //! a2a-wire get URL TASK_ID [--history N] [--json]
@@ -32,7 +32,7 @@ use std::sync::Arc;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage:
-  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE]
+  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
   a2a-wire card URL [--json]
   a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--timeout SECONDS] [--json]
   a2a-wire get URL TASK_ID [--history N] [...]
@@ -46,7 +46,11 @@ bounds each call (default 30 s; for a stream, until it starts). Push notificatio
 to public addresses unless --allow-webhook names a host or network (127.0.0.1, localhost,
 10.0.0.0/8) or --allow-private-webhooks lets every address through. --bearer-tokens FILE
 (one TOKEN PRINCIPAL pair a line) makes the server require Authorization: Bearer TOKEN on
-every call; each principal sees only its own tasks. Clients send it with --header.";
+every call; each principal sees only its own tasks. Clients send it with --header.
+--tls-cert FILE --tls-key FILE (PEM) serve HTTPS: HTTP/1.1 and HTTP/2 (gRPC) by ALPN on the
+one port, the card listing https:// URLs; changed files are read again. Clients verify
+https:// agents against the platform's roots, or only against --ca-file FILE (PEM); serve's
+--ca-file is what webhook receivers are verified against.";
 
 /// Parsed options: positional arguments and `--name value` / `--flag` options.
 struct Args {
@@ -150,8 +154,18 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-const SERVE_OPTIONS: &[&str] = &["--addr", "--store", "--allow-private-webhooks", "--allow-webhook", "--bearer-tokens"];
-const CLIENT_OPTIONS: &[&str] = &["--json", "--binding", "--version", "--header", "--timeout"];
+const SERVE_OPTIONS: &[&str] =
+    &["--addr", "--store", "--allow-private-webhooks", "--allow-webhook", "--bearer-tokens", "--tls-cert", "--tls-key", "--ca-file"];
+const CLIENT_OPTIONS: &[&str] = &["--json", "--binding", "--version", "--header", "--timeout", "--ca-file"];
+
+/// `--ca-file FILE`: trust exactly the certificate authorities of FILE (PEM) for https://
+/// instead of the platform's.
+fn ca_file(args: &Args) -> Result<Option<a2a_wire_smol::tls::ClientTls>, Failure> {
+    match args.value("--ca-file") {
+        Some(f) => a2a_wire_smol::tls::ClientTls::from_ca_file(f).map(Some).map_err(|e| Failure::Usage(format!("--ca-file {f}: {e}"))),
+        None => Ok(None),
+    }
+}
 
 /// The client's limits, with `--timeout SECONDS` as the call deadline.
 fn client_options(args: &Args) -> Result<a2a_wire_smol::ClientOptions, Failure> {
@@ -164,6 +178,7 @@ fn client_options(args: &Args) -> Result<a2a_wire_smol::ClientOptions, Failure> 
             .ok_or_else(|| Failure::Usage(format!("--timeout {t}: a number of seconds, more than 0 and at most 86400")))?;
         options.deadline = std::time::Duration::from_secs_f64(secs);
     }
+    options.tls = ca_file(args)?;
     Ok(options)
 }
 
@@ -319,9 +334,41 @@ fn new_id() -> String {
     format!("cli-{:x}-{:x}-{:x}", t.seconds, t.nanos, std::process::id())
 }
 
+/// Reads the certificate and key again whenever either file's modification time changes
+/// (checked every 5 s); a pair that does not load is reported and the current one kept.
+async fn reload_when_changed(tls: a2a_wire_smol::tls::ServerTls, cert: String, key: String) {
+    let stamp = || [&cert, &key].map(|f| std::fs::metadata(f).and_then(|m| m.modified()).ok());
+    let mut seen = stamp();
+    loop {
+        smol::Timer::after(std::time::Duration::from_secs(5)).await;
+        let now = stamp();
+        if now != seen {
+            seen = now;
+            match tls.reload_pem_files(&cert, &key) {
+                Ok(()) => eprintln!("a2a-wire: TLS certificate reloaded from {cert}"),
+                Err(e) => eprintln!("a2a-wire: TLS certificate not reloaded (the current one stays): {e}"),
+            }
+        }
+    }
+}
+
 async fn serve(args: &Args) -> Result<(), Failure> {
     let addr: SocketAddr = args.value("--addr").unwrap_or("127.0.0.1:7420").parse().map_err(|e| Failure::Usage(format!("--addr: {e}")))?;
-    let mut config = a2a_wire_smol::ServerConfig::new(a2a_wire_smol::demo::card(addr));
+    // TLS: the card lists https:// URLs, and the certificate files are read again when they
+    // change (a renewed certificate is used without a restart).
+    let tls = match (args.value("--tls-cert"), args.value("--tls-key")) {
+        (Some(cert), Some(key)) => {
+            let t = a2a_wire_smol::tls::ServerTls::from_pem_files(cert, key)
+                .map_err(|e| Failure::Usage(format!("--tls-cert/--tls-key: {e}")))?;
+            Some((t, cert.to_string(), key.to_string()))
+        }
+        (None, None) => None,
+        _ => return Err(Failure::Usage(String::from("--tls-cert and --tls-key go together"))),
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let mut config = a2a_wire_smol::ServerConfig::new(a2a_wire_smol::demo::card_at(&format!("{scheme}://{addr}")));
+    config.tls = tls.as_ref().map(|(t, _, _)| t.clone());
+    config.webhooks.tls = ca_file(args)?;
     config.webhooks.allow_private = args.flag("--allow-private-webhooks");
     // Receivers the SSRF guard lets through although not public (local development), one
     // host, address or CIDR network per option; the guard stays on for everything else.
@@ -350,11 +397,14 @@ async fn serve(args: &Args) -> Result<(), Failure> {
         a2a_wire_smol::Server::bind_with_store(addr, config, agent, s).await
     }
     .map_err(|e| Failure::Agent(Error::Transport(format!("cannot listen on {addr}: {e}"))))?;
-    eprintln!("a2a-wire: echo agent on http://{addr}  (card: http://{addr}/.well-known/agent-card.json)");
+    eprintln!("a2a-wire: echo agent on {scheme}://{addr}  (card: {scheme}://{addr}/.well-known/agent-card.json)");
     for i in &card.supported_interfaces {
         eprintln!("  {:<9} {:<4} {}", i.protocol_binding, i.protocol_version, i.url);
     }
-    eprintln!("try: a2a-wire send http://{addr} hello");
+    eprintln!("try: a2a-wire send {scheme}://{addr} hello");
+    if let Some((t, cert, key)) = tls {
+        smol::spawn(reload_when_changed(t, cert, key)).detach();
+    }
     server.run().await;
     Ok(())
 }

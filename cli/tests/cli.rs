@@ -133,6 +133,52 @@ fn bearer_tokens_are_required_and_each_principal_sees_only_its_tasks() {
 }
 
 #[test]
+fn serve_with_tls_answers_https_on_every_binding_and_reloads_a_renewed_certificate() {
+    let dir = std::env::temp_dir().join(format!("a2a-wire-cli-{}-tls", std::process::id()));
+    let first = a2a_wire_tests::testca::TestCa::local().unwrap();
+    first.write(&dir).unwrap();
+    let (cert, key, ca) = (dir.join("server.pem"), dir.join("server.key"), dir.join("ca.pem"));
+    let (code, _, err) = run(&["serve", "--store", "memory", "--tls-cert", cert.to_str().unwrap()]);
+    assert_eq!(code, 2, "a certificate without its key is a usage error: {err}");
+    let addr = free_addr();
+    let _server = serve_with(addr, Path::new("memory"), &["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()]);
+    let url = format!("https://{addr}");
+    let ca_arg = ["--ca-file", ca.to_str().unwrap()];
+    let (code, out, err) = run(&[&["card", &url, "--json"], &ca_arg[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("\"https://{addr}/a2a/jsonrpc\"")) && out.contains(&format!("\"https://{addr}\"")), "{out}");
+    for binding in ["jsonrpc", "rest", "grpc"] {
+        for version in ["1.0", "0.3"] {
+            let (code, out, err) = run(&[&["send", &url, "hello", "--binding", binding, "--version", version], &ca_arg[..]].concat());
+            assert_eq!(code, 0, "{binding} {version}: {err}");
+            assert!(out.contains("artifact echo: hello"), "{binding} {version}: {out}");
+        }
+    }
+    let (code, _, err) = run(&["send", &url, "hello"]);
+    assert_eq!(code, 3, "the platform's roots do not trust the test CA: {err}");
+    assert!(err.contains("TLS"), "{err}");
+
+    // A renewed certificate from another CA: the server reads the files again.
+    let second = a2a_wire_tests::testca::TestCa::local().unwrap();
+    let renewed = dir.join("renewed");
+    second.write(&renewed).unwrap();
+    std::fs::write(&cert, &second.server_cert_pem).unwrap();
+    std::fs::write(&key, &second.server_key_pem).unwrap();
+    let new_ca_file = renewed.join("ca.pem");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (code, _, err) = run(&["card", &url, "--ca-file", new_ca_file.to_str().unwrap()]);
+        if code == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the renewed certificate was not picked up: {err}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let (code, _, err) = run(&[&["card", &url], &ca_arg[..]].concat());
+    assert_eq!(code, 3, "the old CA no longer verifies the server: {err}");
+}
+
+#[test]
 fn a_server_killed_mid_stream_loses_no_task_and_the_client_resubscribes() {
     let addr = free_addr();
     let store = temp_store("kill");

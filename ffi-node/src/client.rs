@@ -39,7 +39,7 @@ impl Pool {
             return c;
         }
         let st = &self.settings;
-        let mut c = Client::new(st.iface.clone()).with_options(st.options);
+        let mut c = Client::new(st.iface.clone()).with_options(st.options.clone());
         for (n, v) in &st.headers {
             c = c.with_header(n, v);
         }
@@ -126,7 +126,7 @@ pub async fn connect(url: String, options: ConnectOptions) -> Result<NativeClien
     copts.connect_timeout = copts.connect_timeout.min(copts.deadline);
     let headers = options.headers.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect();
     // Before an interface is chosen, a status is the card fetch's HTTP status.
-    let (client, card) = Client::connect_with(&url, &support, copts).await.map_err(|e| error(&e, "HTTP+JSON"))?;
+    let (client, card) = Client::connect_with(&url, &support, copts.clone()).await.map_err(|e| error(&e, "HTTP+JSON"))?;
     let settings = Settings { iface: client.interface().clone(), options: copts, headers, extensions: options.extensions };
     let card = crate::run::json(&card)?;
     let pool = Pool { settings, idle: Mutex::new(vec![]), closed: std::sync::atomic::AtomicBool::new(false) };

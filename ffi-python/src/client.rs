@@ -79,7 +79,7 @@ impl Hub {
         }
         let st = s.settings.clone()?;
         drop(s);
-        let mut c = Client::new(st.iface.clone()).with_options(st.options);
+        let mut c = Client::new(st.iface.clone()).with_options(st.options.clone());
         for (n, v) in &st.headers {
             c = c.with_header(n, v);
         }
@@ -229,7 +229,7 @@ impl ClientHub {
         options.connect_timeout = options.connect_timeout.min(options.deadline);
         let hub = self.hub.clone();
         smol::spawn(async move {
-            let r = Client::connect_with(&url, &support, options).await;
+            let r = Client::connect_with(&url, &support, options.clone()).await;
             let done = match r {
                 Ok((client, card)) => {
                     let settings = Settings { iface: client.interface().clone(), options, headers, extensions };

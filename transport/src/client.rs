@@ -10,6 +10,7 @@
 //! buffer. Unary calls reuse one kept-alive connection; each stream has its own.
 
 use crate::http1::{self, Buffer, ChunkedDecoder, Framing, Limits};
+use crate::io::Stream;
 use crate::url::parse_url;
 use a2a_wire::card::{self, Binding, CardView, ClientSupport, SelectedInterface};
 use a2a_wire::client::{self as core_client, ClientError, ClientLimits, Exchange, Finished, PreparedCall, Reply, Step};
@@ -23,7 +24,7 @@ pub use crate::error::Error;
 pub use crate::url::Url;
 
 /// Time and size limits of a client.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ClientOptions {
     /// Time allowed to open a connection (and, for gRPC, its HTTP/2 handshake).
     pub connect_timeout: Duration,
@@ -38,6 +39,9 @@ pub struct ClientOptions {
     pub max_headers: usize,
     /// What the core accepts: the largest answer body and stream event.
     pub answer: ClientLimits,
+    /// TLS for `https://` URLs: the roots trusted and an optional client certificate.
+    /// `None`: the platform's roots (read on the first `https://` call).
+    pub tls: Option<crate::tls::ClientTls>,
 }
 
 impl Default for ClientOptions {
@@ -49,6 +53,7 @@ impl Default for ClientOptions {
             max_head: 64 * 1024,
             max_headers: 128,
             answer: ClientLimits::default(),
+            tls: None,
         }
     }
 }
@@ -57,22 +62,45 @@ impl ClientOptions {
     fn http_limits(&self) -> Limits {
         Limits { max_head: self.max_head, max_headers: self.max_headers, max_body: self.answer.max_body, ..Limits::default() }
     }
+
+    /// The TLS settings `https://` URLs use.
+    pub(crate) fn client_tls(&self) -> Result<crate::tls::ClientTls, Error> {
+        match &self.tls {
+            Some(t) => Ok(t.clone()),
+            None => crate::tls::default_client(),
+        }
+    }
+}
+
+/// A TCP connection to `url`, then its TLS handshake for `https://` (asking for `alpn`),
+/// within the connect timeout.
+pub(crate) async fn connect(url: &Url, options: &ClientOptions, alpn: &'static [u8]) -> Result<Stream, Error> {
+    let open = async {
+        let stream = TcpStream::connect(url.authority.as_str()).await?;
+        // Nagle off: requests are written whole, and stream events must not wait.
+        let _ = stream.set_nodelay(true);
+        if !url.tls {
+            return Ok(Stream::Plain(stream));
+        }
+        let tls = options.client_tls()?.connect(&url.server_name, alpn, stream).await?;
+        Ok(Stream::Client(Box::new(tls)))
+    };
+    crate::io::timeout(options.connect_timeout, open)
+        .await
+        .map_err(|_| Error::Timeout { what: "connecting", after: options.connect_timeout })?
 }
 
 /// One kept-alive HTTP/1.1 connection.
 struct Conn {
     authority: String,
-    stream: TcpStream,
+    tls: bool,
+    stream: Stream,
     buf: Buffer,
 }
 
 async fn dial(url: &Url, options: &ClientOptions) -> Result<Conn, Error> {
-    let stream = crate::io::timeout(options.connect_timeout, TcpStream::connect(url.authority.as_str()))
-        .await
-        .map_err(|_| Error::Timeout { what: "connecting", after: options.connect_timeout })??;
-    // Nagle off: requests are written whole, and stream events must not wait.
-    let _ = stream.set_nodelay(true);
-    Ok(Conn { authority: url.authority.clone(), stream, buf: Buffer::new() })
+    let stream = connect(url, options, crate::tls::ALPN_HTTP1).await?;
+    Ok(Conn { authority: url.authority.clone(), tls: url.tls, stream, buf: Buffer::new() })
 }
 
 fn card_url(url: &str) -> String {
@@ -221,7 +249,7 @@ impl Client {
         if self.grpc.as_ref().is_none_or(|g| g.is_closed()) {
             let u = parse_url(&self.core.interface().url)?;
             let t = self.options.connect_timeout;
-            let conn = crate::io::timeout(t, crate::grpc::GrpcConnection::connect(&u))
+            let conn = crate::io::timeout(t, crate::grpc::GrpcConnection::connect(&u, &self.options))
                 .await
                 .map_err(|_| Error::Timeout { what: "connecting", after: t })??;
             self.grpc = Some(conn);
@@ -250,7 +278,7 @@ impl Client {
         let u = parse_url(&req.url)?;
         let limits = self.options.http_limits();
         for attempt in 0..2 {
-            let mut reuse = matches!(&self.conn, Some(c) if c.authority == u.authority);
+            let mut reuse = matches!(&self.conn, Some(c) if c.authority == u.authority && c.tls == u.tls);
             if reuse && self.conn.as_mut().is_some_and(|c| c.buf.peer_closed(&mut c.stream)) {
                 // The server closed the kept-alive connection (or sent something unasked)
                 // while it was idle: dial again before writing anything.
@@ -316,7 +344,7 @@ impl Client {
         if !x.is_streaming() {
             return Err(Error::A2a(ClientError::Local(String::from("not a streaming operation: use Client::call"))));
         }
-        let mut es = EventStream { x, source: None, options: self.options, grpc: None, failed: false };
+        let mut es = EventStream { x, source: None, options: self.options.clone(), grpc: None, failed: false };
         if self.core.interface().binding == Binding::Grpc {
             es.grpc = Some(self.grpc_conn().await?.clone());
         }

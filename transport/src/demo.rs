@@ -149,34 +149,56 @@ pub mod paths {
 /// `card` as given, or, when it lists no interfaces, with the six of [`card`] for `addr`
 /// (what the bindings' ready servers publish for a card without `supportedInterfaces`).
 pub fn with_standard_interfaces(card: v1::AgentCard, addr: SocketAddr) -> v1::AgentCard {
+    with_standard_interfaces_at(card, &format!("http://{addr}"))
+}
+
+/// [`with_standard_interfaces`] for a server at `origin` (`http://HOST:PORT` or
+/// `https://HOST:PORT`, see [`card_at`]).
+pub fn with_standard_interfaces_at(card: v1::AgentCard, origin: &str) -> v1::AgentCard {
     if !card.supported_interfaces.is_empty() {
         return card;
     }
-    v1::AgentCard { supported_interfaces: self::card(addr).supported_interfaces, ..card }
+    v1::AgentCard { supported_interfaces: standard_interfaces(origin), ..card }
 }
 
-/// The demo card for a server reachable at `addr`: JSON-RPC, HTTP+JSON and gRPC, each in
-/// v1.0 and v0.3, in that order of preference; streaming on, push notifications on.
-pub fn card(addr: SocketAddr) -> v1::AgentCard {
-    let http = |path: &str| format!("http://{addr}{path}");
+/// The six interfaces of a server at `origin` (`http://HOST:PORT` or `https://HOST:PORT`):
+/// JSON-RPC, HTTP+JSON and gRPC in v1.0, then in v0.3. gRPC is at the bare `HOST:PORT` in
+/// cleartext (how v1.0 cards publish it), and at `https://HOST:PORT` over TLS.
+pub fn standard_interfaces(origin: &str) -> Vec<v1::AgentInterface> {
+    let origin = origin.trim_end_matches('/');
+    let http = |path: &str| format!("{origin}{path}");
+    let grpc = origin.strip_prefix("http://").map_or_else(|| String::from(origin), String::from);
     let iface = |url: String, binding: &str, version: &str| v1::AgentInterface {
         url,
         protocol_binding: binding.into(),
         protocol_version: version.into(),
         ..Default::default()
     };
+    vec![
+        iface(http(paths::JSONRPC), "JSONRPC", "1.0"),
+        iface(http(paths::REST), "HTTP+JSON", "1.0"),
+        iface(grpc.clone(), "GRPC", "1.0"),
+        iface(http(paths::JSONRPC_V03), "JSONRPC", "0.3"),
+        iface(http(paths::REST_V03), "HTTP+JSON", "0.3"),
+        iface(grpc, "GRPC", "0.3"),
+    ]
+}
+
+/// The demo card for a server reachable at `addr` over cleartext: JSON-RPC, HTTP+JSON and
+/// gRPC, each in v1.0 and v0.3, in that order of preference; streaming on, push
+/// notifications on.
+pub fn card(addr: SocketAddr) -> v1::AgentCard {
+    card_at(&format!("http://{addr}"))
+}
+
+/// The demo card for a server at `origin`: `http://HOST:PORT`, or `https://HOST:PORT` for a
+/// server with TLS (HOST as its certificate names it).
+pub fn card_at(origin: &str) -> v1::AgentCard {
     v1::AgentCard {
         name: "a2a-wire echo".into(),
         description: "Echoes text back: need-input asks a question, slow streams three chunks, message-only replies with a message.".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        supported_interfaces: vec![
-            iface(http(paths::JSONRPC), "JSONRPC", "1.0"),
-            iface(http(paths::REST), "HTTP+JSON", "1.0"),
-            iface(addr.to_string(), "GRPC", "1.0"),
-            iface(http(paths::JSONRPC_V03), "JSONRPC", "0.3"),
-            iface(http(paths::REST_V03), "HTTP+JSON", "0.3"),
-            iface(addr.to_string(), "GRPC", "0.3"),
-        ],
+        supported_interfaces: standard_interfaces(origin),
         capabilities: Some(v1::AgentCapabilities { streaming: Some(true), push_notifications: Some(true), ..Default::default() }),
         default_input_modes: vec!["text/plain".into()],
         default_output_modes: vec!["text/plain".into()],

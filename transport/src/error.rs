@@ -26,6 +26,9 @@ pub enum Error {
     Url(String),
     /// The Agent Card is invalid or offers nothing this client speaks.
     Card(String),
+    /// TLS failed: the peer's certificate is not trusted or not for the name dialed, the
+    /// handshake broke off, or the TLS settings (certificate, key, CA file) are unusable.
+    Tls(String),
 }
 
 impl fmt::Display for Error {
@@ -36,6 +39,7 @@ impl fmt::Display for Error {
             Error::Timeout { what, after } => write!(f, "timed out: {what} took longer than {after:?}"),
             Error::Url(m) => write!(f, "invalid URL: {m}"),
             Error::Card(m) => write!(f, "agent card: {m}"),
+            Error::Tls(m) => write!(f, "TLS: {m}"),
         }
     }
 }

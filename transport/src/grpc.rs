@@ -1,4 +1,4 @@
-//! gRPC over HTTP/2 (cleartext, prior knowledge) with `h2`, driven on smol through
+//! gRPC over HTTP/2 (cleartext with prior knowledge, or TLS with ALPN `h2`) with `h2`, driven on smol through
 //! tokio-util's `compat` adapters. Framing, status trailers and error details are the core's
 //! (`a2a_wire::binding::grpc`); this module only moves HTTP/2 messages.
 
@@ -7,7 +7,6 @@ use crate::http1::{self, Limits};
 use crate::url::Url;
 use a2a_wire::http::{HttpResponse, OutgoingRequest};
 use bytes::Bytes;
-use smol::net::TcpStream;
 use tokio_util::compat::{Compat, FuturesAsyncReadCompatExt};
 
 /// The HTTP/2 connection preface a prior-knowledge client sends first.
@@ -35,14 +34,15 @@ fn fields(map: &http::HeaderMap) -> Vec<(String, String)> {
 pub struct GrpcConnection {
     send: h2::client::SendRequest<Bytes>,
     authority: String,
+    scheme: &'static str,
     closed: async_channel::Receiver<()>,
 }
 
 impl GrpcConnection {
-    /// Dials `url` and runs the HTTP/2 handshake (the caller bounds the time).
-    pub(crate) async fn connect(url: &Url) -> Result<GrpcConnection, Error> {
-        let stream = TcpStream::connect(url.authority.as_str()).await?;
-        let _ = stream.set_nodelay(true);
+    /// Dials `url` (TLS with ALPN `h2` for `https://`) and runs the HTTP/2 handshake (the
+    /// caller bounds the time).
+    pub(crate) async fn connect(url: &Url, options: &crate::client::ClientOptions) -> Result<GrpcConnection, Error> {
+        let stream = crate::client::connect(url, options, crate::tls::ALPN_H2).await?;
         let mut builder = h2::client::Builder::new();
         // A server may not make us buffer more than this of one header list.
         builder.max_header_list_size(64 * 1024);
@@ -53,7 +53,7 @@ impl GrpcConnection {
             drop(done_tx);
         })
         .detach();
-        Ok(GrpcConnection { send, authority: url.host.clone(), closed })
+        Ok(GrpcConnection { send, authority: url.host.clone(), scheme: if url.tls { "https" } else { "http" }, closed })
     }
 
     /// True when the connection ended.
@@ -63,7 +63,7 @@ impl GrpcConnection {
 
     async fn start(&mut self, req: &OutgoingRequest) -> Result<h2::client::ResponseFuture, Error> {
         let path = crate::url::parse_url(&req.url)?.target;
-        let mut builder = http::Request::builder().method("POST").uri(format!("http://{}{}", self.authority, path));
+        let mut builder = http::Request::builder().method("POST").uri(format!("{}://{}{}", self.scheme, self.authority, path));
         if let Some(h) = builder.headers_mut() {
             *h = header_map(&req.headers);
         }

@@ -124,6 +124,11 @@ impl Buffer {
         self.data.is_empty()
     }
 
+    /// The bytes read and not consumed yet.
+    pub fn buffered(&self) -> &[u8] {
+        &self.data
+    }
+
     /// Waits for the peer while an answer is being prepared: true when it closed the
     /// connection (or it failed), false when it sent bytes (a pipelined request, kept in the
     /// buffer). Cancel-safe.

@@ -5,8 +5,10 @@
 use a2a_wire::proto::google::protobuf::Timestamp;
 use smol::net::TcpStream;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// The current time as a protobuf timestamp, to the millisecond (the transport keeps the
@@ -67,49 +69,79 @@ impl TaskCount {
     }
 }
 
+/// A connection: plain TCP, or TLS over TCP (as a client or as a server).
+pub(crate) enum Stream {
+    Plain(TcpStream),
+    Client(Box<futures_rustls::client::TlsStream<TcpStream>>),
+    Server(Box<futures_rustls::server::TlsStream<TcpStream>>),
+}
+
+macro_rules! each_stream {
+    ($self:ident, $s:ident => $e:expr) => {
+        match $self.get_mut() {
+            Stream::Plain($s) => $e,
+            Stream::Client($s) => $e,
+            Stream::Server($s) => $e,
+        }
+    };
+}
+
+impl smol::io::AsyncRead for Stream {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<std::io::Result<usize>> {
+        each_stream!(self, s => Pin::new(s).poll_read(cx, buf))
+    }
+}
+
+impl smol::io::AsyncWrite for Stream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        each_stream!(self, s => Pin::new(s).poll_write(cx, buf))
+    }
+    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[std::io::IoSlice<'_>]) -> Poll<std::io::Result<usize>> {
+        each_stream!(self, s => Pin::new(s).poll_write_vectored(cx, bufs))
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        each_stream!(self, s => Pin::new(s).poll_flush(cx))
+    }
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        each_stream!(self, s => Pin::new(s).poll_close(cx))
+    }
+}
+
 /// A connection whose first bytes were already read (to tell HTTP/2 from HTTP/1.1): they
 /// are read again first.
 pub(crate) struct Rewind {
     prefix: Vec<u8>,
     at: usize,
-    stream: TcpStream,
+    stream: Stream,
 }
 
 impl Rewind {
-    pub(crate) fn new(prefix: Vec<u8>, stream: TcpStream) -> Self {
+    pub(crate) fn new(prefix: Vec<u8>, stream: Stream) -> Self {
         Rewind { prefix, at: 0, stream }
     }
 }
 
 impl smol::io::AsyncRead for Rewind {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut [u8],
-    ) -> std::task::Poll<std::io::Result<usize>> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<std::io::Result<usize>> {
         if self.at < self.prefix.len() {
             let n = buf.len().min(self.prefix.len() - self.at);
             let from = self.at;
             buf[..n].copy_from_slice(&self.prefix[from..from + n]);
             self.at += n;
-            return std::task::Poll::Ready(Ok(n));
+            return Poll::Ready(Ok(n));
         }
-        std::pin::Pin::new(&mut self.stream).poll_read(cx, buf)
+        Pin::new(&mut self.stream).poll_read(cx, buf)
     }
 }
 
 impl smol::io::AsyncWrite for Rewind {
-    fn poll_write(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        std::pin::Pin::new(&mut self.stream).poll_write(cx, buf)
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
     }
-    fn poll_flush(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.stream).poll_flush(cx)
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
     }
-    fn poll_close(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.stream).poll_close(cx)
+    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_close(cx)
     }
 }

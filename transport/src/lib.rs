@@ -82,6 +82,7 @@ pub mod io;
 pub mod server;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod tls;
 pub mod url;
 pub mod webhook;
 

@@ -12,6 +12,7 @@
 use crate::agent::{Agent, AgentExecutor};
 use crate::host::{AgentKind, AuthHook, CallEvent, CallHandle, HostConfig, HostHandle, OwnedRequest};
 use crate::http1::{self, Buffer, Limits, ReadError};
+use crate::io::Stream;
 use crate::io::{Rewind, TaskCount};
 use a2a_wire::engine::{MemoryStore, TaskStore};
 use a2a_wire::log::{Level, SharedLog};
@@ -52,6 +53,9 @@ pub struct ServerConfig {
     pub stream_queue: usize,
     /// Where log lines go (stderr by default).
     pub log: SharedLog,
+    /// TLS: with it every connection runs TLS (HTTP/1.1 and HTTP/2 by ALPN on the one port)
+    /// and the card should list `https://` URLs (see [`crate::demo::card_tls`]).
+    pub tls: Option<crate::tls::ServerTls>,
 }
 
 impl ServerConfig {
@@ -67,6 +71,7 @@ impl ServerConfig {
             dedup_message_ids: false,
             stream_queue: 1024,
             log: stderr_log(),
+            tls: None,
         }
     }
 
@@ -93,6 +98,7 @@ struct Shared {
     stop: async_channel::Receiver<()>,
     tasks: TaskCount,
     log: SharedLog,
+    tls: Option<futures_rustls::TlsAcceptor>,
 }
 
 /// A running server. Dropping it does not stop it; call [`ShutdownHandle::shutdown`].
@@ -210,6 +216,7 @@ impl Server {
             stop,
             tasks,
             log: config.log,
+            tls: config.tls.as_ref().map(crate::tls::ServerTls::acceptor),
         });
         Ok(Server { listener, shared, host_task, stop_tx })
     }
@@ -245,8 +252,10 @@ impl Server {
             connections.push(shared.tasks.spawn(async move {
                 let mut stream = stream;
                 if count > s.limits.max_connections {
-                    let _ = http1::write_response(&mut stream, 503, &[], b"too many connections", true).await;
-                } else {
+                    if s.tls.is_none() {
+                        let _ = http1::write_response(&mut stream, 503, &[], b"too many connections", true).await;
+                    }
+                } else if let Some(stream) = handshake(&s, stream).await {
                     serve_connection(&s, stream).await;
                 }
                 s.connections.fetch_sub(1, Ordering::AcqRel);
@@ -273,8 +282,24 @@ impl Server {
     }
 }
 
+/// The connection as the server speaks on it: TLS after its handshake (bounded by the head
+/// timeout; a failed handshake is logged and closes the connection), or plain.
+async fn handshake(shared: &Shared, stream: TcpStream) -> Option<Stream> {
+    // Nagle off: answers are written whole, and stream events must not wait.
+    let _ = stream.set_nodelay(true);
+    let Some(acceptor) = &shared.tls else { return Some(Stream::Plain(stream)) };
+    match crate::io::timeout(shared.limits.head_timeout, acceptor.accept(stream)).await {
+        Ok(Ok(tls)) => Some(Stream::Server(Box::new(tls))),
+        Ok(Err(e)) => {
+            shared.log.log(Level::Info, &format!("TLS handshake failed: {e}"));
+            None
+        }
+        Err(_) => None,
+    }
+}
+
 /// Waits for the next request head, or for the shutdown (`None`).
-async fn next_head(shared: &Shared, buf: &mut Buffer, stream: &mut TcpStream) -> Option<Result<http1::RequestHead, ReadError>> {
+async fn next_head(shared: &Shared, buf: &mut Buffer, stream: &mut Stream) -> Option<Result<http1::RequestHead, ReadError>> {
     use smol::future::FutureExt;
     async { Some(buf.read_request_head(stream, &shared.limits).await) }
         .or(async {
@@ -284,9 +309,8 @@ async fn next_head(shared: &Shared, buf: &mut Buffer, stream: &mut TcpStream) ->
         .await
 }
 
-async fn serve_connection(shared: &Arc<Shared>, mut stream: TcpStream) {
+async fn serve_connection(shared: &Arc<Shared>, mut stream: Stream) {
     use smol::future::FutureExt;
-    let _ = stream.set_nodelay(true);
     let mut buf = Buffer::new();
     // A connection that has not sent its first bytes yet is idle: a shutdown closes it.
     let first = async { Some(buf.starts_with(&mut stream, crate::grpc::PREFACE, &shared.limits).await) }
@@ -306,6 +330,13 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: TcpStream) {
                 serve_grpc(s.clone(), parts, body, responder)
             }))
             .await;
+            return;
+        }
+        // A TLS handshake record (content type 22, version 3.x) on a port without TLS: a
+        // client that dialed https:// here. Closing at once fails its handshake at once,
+        // instead of leaving it waiting for a head that cannot come.
+        Ok(false) if shared.tls.is_none() && buf.buffered().starts_with(&[0x16, 0x03]) => {
+            shared.log.log(Level::Info, "a TLS handshake on a port without TLS; closed");
             return;
         }
         Ok(false) => {}
@@ -361,7 +392,7 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: TcpStream) {
 /// Serves one HTTP/1.1 request; false when the connection must close.
 async fn serve_request(
     shared: &Arc<Shared>,
-    stream: &mut TcpStream,
+    stream: &mut Stream,
     buf: &mut Buffer,
     req: OwnedRequest,
     close: bool,

@@ -1,5 +1,5 @@
-//! The URLs a2a-wire-smol dials: `http://host[:port][/path]`, or a bare `host:port[/path]`
-//! (how v1.0 cards publish gRPC interfaces).
+//! The URLs a2a-wire-smol dials: `http://host[:port][/path]`, `https://host[:port][/path]`
+//! (TLS), or a bare `host:port[/path]` (how v1.0 cards publish cleartext gRPC interfaces).
 
 use crate::error::Error;
 
@@ -12,18 +12,23 @@ pub struct Url {
     pub host: String,
     /// Path and query, at least `/`.
     pub target: String,
+    /// `https://`: the connection runs TLS.
+    pub tls: bool,
+    /// The host as TLS verifies it: a DNS name or an IP address, without port or brackets.
+    pub server_name: String,
 }
 
-/// Parses `http://host[:port][/path]`, or a bare `host:port[/path]`.
+/// Parses `http://host[:port][/path]`, `https://host[:port][/path]`, or a bare
+/// `host:port[/path]` (cleartext).
 pub fn parse_url(url: &str) -> Result<Url, Error> {
-    let rest = if let Some(r) = url.strip_prefix("http://") {
-        r
-    } else if url.starts_with("https://") {
-        return Err(Error::Url(format!("{url}: TLS is not built into a2a-wire-smol yet; put a TLS-terminating proxy in front")));
+    let (rest, tls) = if let Some(r) = url.strip_prefix("http://") {
+        (r, false)
+    } else if let Some(r) = url.strip_prefix("https://") {
+        (r, true)
     } else if url.contains("://") {
-        return Err(Error::Url(format!("{url}: only http:// is supported")));
+        return Err(Error::Url(format!("{url}: only http:// and https:// are supported")));
     } else {
-        url
+        (url, false)
     };
     let (auth, path) = match rest.find(['/', '?']) {
         Some(i) => (&rest[..i], &rest[i..]),
@@ -32,10 +37,20 @@ pub fn parse_url(url: &str) -> Result<Url, Error> {
     if auth.is_empty() || auth.contains('@') {
         return Err(Error::Url(format!("{url}: no host, or credentials in the URL")));
     }
-    let has_port = if auth.starts_with('[') { auth.contains("]:") } else { auth.contains(':') };
-    let authority = if has_port { String::from(auth) } else { format!("{auth}:80") };
+    let (name, has_port) = match auth.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((addr, after)) if after.is_empty() || after.starts_with(':') => (addr, !after.is_empty()),
+            _ => return Err(Error::Url(format!("{url}: an IPv6 address needs its closing ]"))),
+        },
+        None => (auth.split(':').next().unwrap_or(auth), auth.contains(':')),
+    };
+    let authority = match (has_port, tls) {
+        (true, _) => String::from(auth),
+        (false, true) => format!("{auth}:443"),
+        (false, false) => format!("{auth}:80"),
+    };
     let target = if path.starts_with('?') { format!("/{path}") } else { String::from(path) };
-    Ok(Url { authority, host: String::from(auth), target })
+    Ok(Url { authority, host: String::from(auth), target, tls, server_name: String::from(name) })
 }
 
 #[cfg(test)]
@@ -52,7 +67,17 @@ mod tests {
         assert_eq!((u.authority.as_str(), u.target.as_str()), ("localhost:50051", "/"));
         let u = parse_url("http://[::1]:9/x").unwrap();
         assert_eq!(u.authority, "[::1]:9");
-        assert!(matches!(parse_url("https://a/"), Err(Error::Url(m)) if m.contains("TLS")));
+        let u = parse_url("https://agent.example/a2a").unwrap();
+        assert_eq!(
+            (u.authority.as_str(), u.host.as_str(), u.server_name.as_str(), u.tls),
+            ("agent.example:443", "agent.example", "agent.example", true)
+        );
+        let u = parse_url("https://[::1]:8443/").unwrap();
+        assert_eq!((u.authority.as_str(), u.server_name.as_str()), ("[::1]:8443", "::1"));
+        let u = parse_url("https://127.0.0.1:9").unwrap();
+        assert_eq!((u.server_name.as_str(), u.target.as_str()), ("127.0.0.1", "/"));
+        assert!(!parse_url("http://a:1/").unwrap().tls);
+        assert!(matches!(parse_url("https://[::1/"), Err(Error::Url(_))));
         assert!(matches!(parse_url("ftp://a/"), Err(Error::Url(_))));
         assert!(matches!(parse_url("http://user:pw@a/"), Err(Error::Url(_))));
         assert!(matches!(parse_url("http:///x"), Err(Error::Url(_))));

@@ -9,6 +9,7 @@
 //! the whole attempt may take), and reports an [`Outcome`].
 
 use crate::http1::{self, Buffer, Limits};
+use crate::io::Stream;
 use crate::url::parse_url;
 use a2a_wire::http::OutgoingRequest;
 use a2a_wire::webhook::{guard_addresses, guard_host, ip_literal, Allow, Outcome};
@@ -56,6 +57,9 @@ pub struct WebhookPolicy {
     pub attempts: u32,
     /// Wait before the second attempt; doubled after each failure.
     pub backoff: Duration,
+    /// TLS for `https://` receivers: the roots trusted (and a client certificate, if the
+    /// receiver wants one). `None`: the platform's roots.
+    pub tls: Option<crate::tls::ClientTls>,
 }
 
 impl Default for WebhookPolicy {
@@ -67,6 +71,7 @@ impl Default for WebhookPolicy {
             timeout: Duration::from_secs(10),
             attempts: 4,
             backoff: Duration::from_millis(500),
+            tls: None,
         }
     }
 }
@@ -145,7 +150,20 @@ pub async fn deliver_once(req: &OutgoingRequest, policy: &WebhookPolicy) -> Outc
                 Err(e) => last = format!("{addr}: {e}"),
             }
         }
-        let Some(mut stream) = stream else { return Outcome::Unreachable(last) };
+        let Some(tcp) = stream else { return Outcome::Unreachable(last) };
+        let mut stream = if url.tls {
+            let tls = match policy.tls.clone().map_or_else(crate::tls::default_client, Ok) {
+                Ok(t) => t,
+                Err(e) => return Outcome::Unreachable(e.to_string()),
+            };
+            // The certificate must be for the name in the URL, whichever address answered.
+            match tls.connect(&url.server_name, crate::tls::ALPN_HTTP1, tcp).await {
+                Ok(s) => Stream::Client(Box::new(s)),
+                Err(e) => return Outcome::Unreachable(e.to_string()),
+            }
+        } else {
+            Stream::Plain(tcp)
+        };
         let mut headers = req.headers.clone();
         headers.push((String::from("connection"), String::from("close")));
         if let Err(e) = http1::write_request(&mut stream, req.method, &url.target, &url.host, &headers, &req.body).await {
@@ -367,7 +385,8 @@ mod tests {
         let allowed = WebhookPolicy { allow_private: true, ..WebhookPolicy::default() };
         let r = smol::block_on(deliver_once(&req, &allowed));
         assert!(matches!(r, Outcome::Unreachable(_)), "allowed, and nothing listens on port 9: {r:?}");
-        let https = post("https://hooks.example/x");
+        // The guard judges https:// receivers the same way, before any handshake.
+        let https = post("https://127.0.0.1:9/x");
         assert!(matches!(smol::block_on(deliver_once(&https, &WebhookPolicy::default())), Outcome::Refused(_)));
     }
 }
