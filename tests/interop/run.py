@@ -12,7 +12,8 @@ all with the same agent behaviour. Then runs:
 - our client (`a2a-wire-interop`) against each SDK's server,
 
 over every binding (JSON-RPC, HTTP+JSON, gRPC) and version (1.0, 0.3; the Go rows cover 1.0
-only, see SDK_VERSIONS). Each check prints a
+only, see SDK_VERSIONS), and again over TLS with a CA made for the run (TLS_ROWS): the Python
+and JS SDK clients against our server, our client against the Python SDK's server. Each check prints a
 JSON line; this script prints the matrix and fails on any failure or missing row that
 tests/interop/quirks.json does not list (the documented SDK quirks; INTEROP.md explains
 them). Every process is bounded by a timeout and killed at the end.
@@ -27,6 +28,7 @@ import argparse
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -43,6 +45,9 @@ GO_DIR = HERE / "go"
 # The protocol versions each SDK's rows cover. a2a-go v2 speaks 1.0 (its v0.3 layer,
 # a2acompat/a2av0, is not wired into the Go programs), so its v0.3 rows read "n/a".
 SDK_VERSIONS = {"python": VERSIONS, "js": VERSIONS, "go": ["1.0"]}
+# The TLS rows (client, server) of each SDK: its client against our server with a test
+# certificate, and, for Python, our client against its uvicorn + grpcio server with one.
+TLS_ROWS = {"python": [("python", "a2a-wire-tls"), ("a2a-wire", "python-tls")], "js": [("js", "a2a-wire-tls")]}
 
 
 def free_port(n=1):
@@ -79,7 +84,8 @@ def wait_port(port, proc, timeout=60):
     raise RuntimeError(f"nothing listens on {port} after {timeout} s")
 
 
-def start(cmd, port, log):
+def start(cmd, port, log, tls_ca=None):
+    """Starts a server and waits for its card (over TLS, verified against `tls_ca`, if given)."""
     f = open(log, "w")
     proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
     wait_port(port, proc)
@@ -88,6 +94,8 @@ def start(cmd, port, log):
     while time.time() < deadline:
         try:
             s = socket.create_connection(("127.0.0.1", port), timeout=2)
+            if tls_ca is not None:
+                s = ssl.create_default_context(cafile=str(tls_ca)).wrap_socket(s, server_hostname="127.0.0.1")
             s.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n")
             if s.recv(12).startswith(b"HTTP/1.1 200"):
                 s.close()
@@ -99,9 +107,9 @@ def start(cmd, port, log):
     raise RuntimeError(f"{cmd[0]}: no card on {port}")
 
 
-def run_client(cmd, label, log):
+def run_client(cmd, label, log, env=None):
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT, env=env)
     except subprocess.TimeoutExpired as e:
         Path(log).write_text(f"timed out after {RUN_TIMEOUT} s\n{e.stdout or ''}\n{e.stderr or ''}")
         return []
@@ -189,6 +197,33 @@ def main():
             for r in run_client(cmd, f"a2a-wire client vs {sdk}", logs / f"ours-vs-{sdk}.log"):
                 r["client"], r["server"] = "a2a-wire", sdk
                 results.append(r)
+        # TLS: a throwaway CA made now; our server with its certificate against the SDK
+        # clients, and our client against the Python SDK's server (uvicorn and grpcio) with it.
+        tls_dir = target / "interop-tls"
+        subprocess.run([str(target / "debug" / "a2a-wire-testca"), str(tls_dir)], check=True, timeout=60)
+        ca, cert, key = tls_dir / "ca.pem", tls_dir / "server.pem", tls_dir / "server.key"
+        tls_port = free_port()
+        procs.append(start([str(target / "debug" / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{tls_port}", "--store", "memory",
+                            "--tls-cert", str(cert), "--tls-key", str(key)], tls_port, logs / "ours-tls.log", tls_ca=ca))
+        ours_tls = f"https://127.0.0.1:{tls_port}"
+        for sdk in [s for s in runnable if s in TLS_ROWS]:
+            if sdk == "python":
+                cmd = [str(py), str(HERE / "python" / "their_client.py"), "--url", ours_tls, "--ca-file", str(ca)]
+                env = None
+            else:
+                cmd = ["node", str(HERE / "js" / "their_client.mjs"), "--url", ours_tls, "--ca-file", str(ca)]
+                env = {**os.environ, "NODE_EXTRA_CA_CERTS": str(ca)}
+            for r in run_client(cmd, f"{sdk} client vs a2a-wire over TLS", logs / f"{sdk}-client-tls.log", env):
+                r["client"], r["server"] = sdk, "a2a-wire-tls"
+                results.append(r)
+            if sdk == "python":
+                port = free_port(2)
+                cmd = [str(py), str(HERE / "python" / "their_server.py"), "--port", str(port), "--tls-cert", str(cert), "--tls-key", str(key)]
+                procs.append(start(cmd, port, logs / "python-server-tls.log", tls_ca=ca))
+                cmd = [str(target / "debug" / "a2a-wire-interop"), "--url", f"https://127.0.0.1:{port}", "--server", "python-tls", "--ca-file", str(ca)]
+                for r in run_client(cmd, "a2a-wire client vs python over TLS", logs / "ours-vs-python-tls.log"):
+                    r["client"], r["server"] = "a2a-wire", "python-tls"
+                    results.append(r)
     finally:
         for p in procs:
             p.kill()
@@ -199,15 +234,15 @@ def main():
     unexpected = []
     fixed_quirks = []
     lines = []
-    header = f"{'client -> server':<22} {'binding':<10} {'ver':<4} " + " ".join(f"{c[:6]:<6}" for c in CHECKS)
+    header = f"{'client -> server':<24} {'binding':<10} {'ver':<4} " + " ".join(f"{c[:6]:<6}" for c in CHECKS)
     lines.append(header)
     lines.append("-" * len(header))
     for sdk in sdks:
-        for client, server in [(sdk, "a2a-wire"), ("a2a-wire", sdk)]:
+        for client, server in [(sdk, "a2a-wire"), ("a2a-wire", sdk)] + TLS_ROWS.get(sdk, []):
             for b in BINDINGS:
                 for v in VERSIONS:
                     if v not in SDK_VERSIONS[sdk]:
-                        lines.append(f"{client + ' -> ' + server:<22} {b:<10} {v:<4} " + " ".join(f"{'n/a':<6}" for _ in CHECKS))
+                        lines.append(f"{client + ' -> ' + server:<24} {b:<10} {v:<4} " + " ".join(f"{'n/a':<6}" for _ in CHECKS))
                         continue
                     cells = []
                     for c in CHECKS:
@@ -230,7 +265,7 @@ def main():
                             cells.append("quirk" if q else "FAIL")
                             if not q:
                                 unexpected.append((probe, r.get("detail", "")))
-                    lines.append(f"{client + ' -> ' + server:<22} {b:<10} {v:<4} " + " ".join(f"{x:<6}" for x in cells))
+                    lines.append(f"{client + ' -> ' + server:<24} {b:<10} {v:<4} " + " ".join(f"{x:<6}" for x in cells))
     print("\nInterop matrix (ok = passed, quirk = documented SDK quirk, see INTEROP.md)\n")
     print("\n".join(lines))
     if fixed_quirks:

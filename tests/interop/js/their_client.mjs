@@ -12,7 +12,9 @@
 // A2A_INTEROP_TIMEOUT_MS to change the per-check deadline (default 20000).
 
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { credentials as grpcCredentials } from '@grpc/grpc-js';
 import { Role, TaskState } from '@a2a-js/sdk';
 import {
   ClientFactory,
@@ -34,6 +36,9 @@ const { values: opts } = parseArgs({
     binding: { type: 'string', multiple: true },
     version: { type: 'string', multiple: true },
     'server-name': { type: 'string', default: 'a2a-wire' },
+    // TLS rows: https:// agents verified against this CA. fetch (JSON-RPC, HTTP+JSON) reads
+    // it from NODE_EXTRA_CA_CERTS, which the caller sets to the same file; gRPC gets it here.
+    'ca-file': { type: 'string' },
   },
 });
 if (!opts.url) {
@@ -162,6 +167,22 @@ function expect(cond, msg) {
 
 // ----------------------------------------------------------- the checks ----
 
+/**
+ * The SDK hands the card's gRPC URL to grpc-js as its target, and grpc-js takes `host:port`,
+ * not the `https://host:port` a TLS card lists (INTEROP.md, "JS SDK: gRPC over TLS"): this
+ * wrapper gives it the bare address; the channel credentials carry the TLS.
+ */
+function tlsGrpc(inner) {
+  const bare = (u) => u.replace(/^https:\/\//, '');
+  return {
+    get protocolName() { return inner.protocolName; },
+    create(url, card) {
+      const ifaces = (card.supportedInterfaces ?? []).map((i) => (i.protocolBinding === 'GRPC' ? { ...i, url: bare(i.url) } : i));
+      return inner.create(bare(url), { ...card, supportedInterfaces: ifaces });
+    },
+  };
+}
+
 function makeFactory() {
   const legacyCompat = { enabled: true };
   return new ClientFactory(
@@ -170,7 +191,7 @@ function makeFactory() {
       transports: [
         new JsonRpcTransportFactory({ legacyCompat, fetchImpl }),
         new RestTransportFactory({ legacyCompat, fetchImpl }),
-        new GrpcTransportFactory({ legacyCompat }),
+        opts['ca-file'] ? tlsGrpc(new GrpcTransportFactory({ legacyCompat, grpcChannelCredentials: grpcCredentials.createSsl(readFileSync(opts['ca-file'])) })) : new GrpcTransportFactory({ legacyCompat }),
       ],
     }),
   );

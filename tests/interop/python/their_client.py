@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import ssl
 import sys
 import time
 import traceback
@@ -153,12 +154,21 @@ class Combo:
 
     # -- setup --------------------------------------------------------------
 
+    def _channel(self, url: str) -> grpc.aio.Channel:
+        # https:// gRPC URLs run TLS (verified against --ca-file); bare host:port is cleartext.
+        if url.startswith("https://"):
+            target = url.removeprefix("https://").split("/")[0]
+            with open(self.args.ca_file, "rb") as f:
+                creds = grpc.ssl_channel_credentials(root_certificates=f.read())
+            return grpc.aio.secure_channel(target, creds)
+        return grpc.aio.insecure_channel(url.removeprefix("http://").split("/")[0])
+
     def _make_client(self, sub_card: AgentCard, streaming: bool):
         config = ClientConfig(
             streaming=streaming,
             httpx_client=self.http,
             supported_protocol_bindings=[self.binding],
-            grpc_channel_factory=lambda url: grpc.aio.insecure_channel(url),
+            grpc_channel_factory=self._channel,
         )
         return ClientFactory(config).create(sub_card)
 
@@ -183,7 +193,7 @@ class Combo:
         sub_card.CopyFrom(self.card)
         del sub_card.supported_interfaces[:]
         sub_card.supported_interfaces.append(iface)
-        self.http = httpx.AsyncClient(timeout=self.timeout)
+        self.http = httpx.AsyncClient(timeout=self.timeout, verify=verify(self.args))
         self.client = self._make_client(sub_card, streaming=False)
         self.stream_client = self._make_client(sub_card, streaming=True)
         transport = type(self.client._transport).__name__  # noqa: SLF001
@@ -363,9 +373,14 @@ class Combo:
             await self.close()
 
 
-async def fetch_card(url: str, timeout: float) -> tuple[AgentCard | None, str | None]:
+def verify(args: argparse.Namespace) -> ssl.SSLContext | bool:
+    """What httpx verifies https:// against: the --ca-file CA only, or its defaults."""
+    return ssl.create_default_context(cafile=args.ca_file) if args.ca_file else True
+
+
+async def fetch_card(url: str, timeout: float, args: argparse.Namespace) -> tuple[AgentCard | None, str | None]:
     try:
-        async with httpx.AsyncClient(timeout=timeout) as http:
+        async with httpx.AsyncClient(timeout=timeout, verify=verify(args)) as http:
             card = await asyncio.wait_for(
                 A2ACardResolver(http, url).get_agent_card(), timeout
             )
@@ -375,7 +390,7 @@ async def fetch_card(url: str, timeout: float) -> tuple[AgentCard | None, str | 
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    card, card_error = await fetch_card(args.url.rstrip("/"), args.timeout)
+    card, card_error = await fetch_card(args.url.rstrip("/"), args.timeout, args)
     bindings = args.binding or BINDINGS
     versions = args.version or VERSIONS
     for binding in bindings:
@@ -391,6 +406,7 @@ def main() -> None:
     ap.add_argument("--binding", action="append", choices=BINDINGS, help="only this binding (repeatable)")
     ap.add_argument("--version", action="append", choices=VERSIONS, help="only this version (repeatable)")
     ap.add_argument("--verbose", action="store_true", help="tracebacks on stderr")
+    ap.add_argument("--ca-file", help="PEM CA that https:// agents are verified against (TLS rows)")
     args = ap.parse_args()
     try:
         asyncio.run(main_async(args))

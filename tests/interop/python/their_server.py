@@ -152,9 +152,11 @@ class EchoAgent(AgentExecutor):
         await TaskUpdater(event_queue, task_id, context_id).cancel()
 
 
-def build_card(host: str, port: int) -> AgentCard:
-    base = f"http://{host}:{port}"
-    grpc_addr = f"{host}:{port + 1}"
+def build_card(host: str, port: int, tls: bool = False) -> AgentCard:
+    base = f"{'https' if tls else 'http'}://{host}:{port}"
+    # Over TLS the gRPC interface is an https:// URL (as the specification's examples write
+    # it); in cleartext the bare host:port.
+    grpc_addr = f"https://{host}:{port + 1}" if tls else f"{host}:{port + 1}"
     interfaces = [
         ("JSONRPC", "1.0", f"{base}/a2a/jsonrpc"),
         ("HTTP+JSON", "1.0", f"{base}/a2a/rest"),
@@ -206,8 +208,8 @@ def build_app(card: AgentCard, handler: DefaultRequestHandler) -> Starlette:
     return Starlette(routes=routes)
 
 
-async def serve(host: str, port: int) -> None:
-    card = build_card(host, port)
+async def serve(host: str, port: int, cert: str | None = None, key: str | None = None) -> None:
+    card = build_card(host, port, tls=cert is not None)
     handler = DefaultRequestHandler(
         agent_executor=EchoAgent(),
         task_store=InMemoryTaskStore(),
@@ -217,12 +219,19 @@ async def serve(host: str, port: int) -> None:
     grpc_server = grpc.aio.server()
     a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), grpc_server)
     a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(CompatGrpcHandler(handler), grpc_server)
-    if grpc_server.add_insecure_port(f"{host}:{port + 1}") == 0:
+    if cert is not None and key is not None:
+        with open(cert, "rb") as c, open(key, "rb") as k:
+            creds = grpc.ssl_server_credentials([(k.read(), c.read())])
+        bound = grpc_server.add_secure_port(f"{host}:{port + 1}", creds)
+    else:
+        bound = grpc_server.add_insecure_port(f"{host}:{port + 1}")
+    if bound == 0:
         raise SystemExit(f"cannot bind gRPC port {host}:{port + 1}")
     await grpc_server.start()
 
     config = uvicorn.Config(
-        build_app(card, handler), host=host, port=port, log_level="warning", lifespan="off"
+        build_app(card, handler), host=host, port=port, log_level="warning", lifespan="off",
+        ssl_certfile=cert, ssl_keyfile=key,
     )
     http_server = uvicorn.Server(config)
     http_task = asyncio.create_task(http_server.serve())
@@ -243,13 +252,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--tls-cert", help="serve HTTPS and gRPC over TLS with this PEM certificate")
+    ap.add_argument("--tls-key", help="and this PEM key")
     args = ap.parse_args()
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         raise SystemExit("--host must be a loopback address")
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     # SIGTERM exits cleanly (uvicorn installs its own handlers while serving).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    asyncio.run(serve(args.host, args.port))
+    asyncio.run(serve(args.host, args.port, args.tls_cert, args.tls_key))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-//! `a2a-wire-interop --url URL --server NAME`: a2a-wire's client against an A2A server
+//! `a2a-wire-interop --url URL --server NAME [--ca-file PEM]`: a2a-wire's client against an A2A server
 //! running the demo agent's behaviour (the official SDKs' servers in
 //! `tests/interop/*/their_server.*`). For every interface the card lists, runs the interop
 //! checks and prints one JSON object per check (the orchestrator `tests/interop/run.py`
@@ -191,11 +191,22 @@ fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let (Some(url), Some(server)) = (arg("--url"), arg("--server")) else {
-        eprintln!("usage: a2a-wire-interop --url URL --server NAME");
+        eprintln!("usage: a2a-wire-interop --url URL --server NAME [--ca-file PEM]");
         return std::process::ExitCode::from(2);
     };
+    // --ca-file: https:// agents are verified against this CA only (the TLS rows).
+    let mut options = a2a_wire_smol::ClientOptions::default();
+    if let Some(f) = arg("--ca-file") {
+        match a2a_wire_smol::tls::ClientTls::from_ca_file(&f) {
+            Ok(t) => options.tls = Some(t),
+            Err(e) => {
+                eprintln!("a2a-wire-interop: --ca-file {f}: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    }
     smol::block_on(async {
-        let view = match a2a_wire_smol::client::fetch_card(&url).await {
+        let view = match a2a_wire_smol::client::fetch_card_with(&url, &options).await {
             Ok(v) => v,
             Err(e) => {
                 eprintln!("a2a-wire-interop: {e}");
@@ -221,7 +232,7 @@ fn main() -> std::process::ExitCode {
             };
             emit(&server, b, v, "card", &card_check);
             let iface = SelectedInterface { url: iface.url.clone(), binding, version, tenant: iface.tenant.clone(), index: 0 };
-            let mut checks = Checks { client: Client::new(iface), completed: None };
+            let mut checks = Checks { client: Client::new(iface).with_options(options.clone()), completed: None };
             emit(&server, b, v, "send", &bounded(checks.send()).await);
             emit(&server, b, v, "get", &bounded(checks.get()).await);
             emit(&server, b, v, "stream", &bounded(checks.stream()).await);
