@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
-	interop-py isolation-bin c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
+	interop-py isolation-bin bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
 	node-build node-model node-check node-pack node-test bench-node
 
 test: deps fmt-check unit oracle interop c-test py-test node-test nostd bench-build fuzz-smoke
@@ -65,6 +65,13 @@ bench-server: interop-deps
 	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-bench --bins
 	python3 bench/server/run.py
+
+# TLS against plaintext (bench/tls/run.py; results in BENCHMARKS.md): SendMessage on kept-alive
+# connections and on a new connection per request (the handshake rate). Not part of `make test`.
+bench-tls:
+	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-tests --bin a2a-wire --bin a2a-wire-testca
+	python3 bench/tls/run.py
 
 nostd:
 	$(CARGO) build -p a2a-wire-proto --target $(THUMB)

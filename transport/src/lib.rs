@@ -15,6 +15,9 @@
 //!   on the core's step-function client; streams are [`client::EventStream`]s.
 //! - [`http1::Limits`] bounds head and body sizes, read times, idle time and connections;
 //!   [`client::ClientOptions`] bounds what a client accepts and how long it waits.
+//! - [`tls`]: TLS with rustls for the server (`ServerConfig::tls`; HTTP/1.1 and HTTP/2 by
+//!   ALPN on one port, the certificate replaceable while serving), the client
+//!   (`ClientOptions::tls`, `https://` URLs) and webhook deliveries (`WebhookPolicy::tls`).
 //!
 //! Tasks are spawned on smol's global executor. For the best latency, run the server as a
 //! task there too and only wait on the calling thread, as the `a2a-wire` command does:

@@ -54,7 +54,7 @@ pub struct ServerConfig {
     /// Where log lines go (stderr by default).
     pub log: SharedLog,
     /// TLS: with it every connection runs TLS (HTTP/1.1 and HTTP/2 by ALPN on the one port)
-    /// and the card should list `https://` URLs (see [`crate::demo::card_tls`]).
+    /// and the card should list `https://` URLs (see [`crate::demo::card_at`]).
     pub tls: Option<crate::tls::ServerTls>,
 }
 
