@@ -589,16 +589,19 @@ fn the_card_is_answered_with_etag_last_modified_cache_control_and_conditional_re
 }
 
 #[test]
-fn the_extended_card_goes_only_to_callers_the_host_authenticated() {
+fn the_extended_card_goes_only_to_callers_the_host_authenticated_each_its_own() {
     let mut c = card();
     c.capabilities.as_mut().unwrap().extended_agent_card = Some(true);
     let mut config = ServiceConfig::new(c.clone());
     config.authenticate = true;
     let mut extended = c;
     extended.name = "the extended card".into();
-    config.extended_card = Some(extended);
+    config.extended_card = Some(extended.clone());
+    // Bob's identity has a card of its own; every other authenticated caller gets the default.
+    config.extended_cards.insert("bob".into(), v1::AgentCard { name: "bob's extended card".into(), ..extended });
     let mut w = World::with(config);
     w.tokens.insert("good".into(), "alice".into());
+    w.tokens.insert("bobs".into(), "bob".into());
     for (what, client) in clients() {
         let iface = client.interface().clone();
         let mut anonymous = Client::new(iface.clone());
@@ -608,10 +611,14 @@ fn the_extended_card_goes_only_to_callers_the_host_authenticated() {
         let mut forged = Client::new(iface.clone()).with_header("Authorization", "Bearer forged");
         let (end, _, _) = w.run(&mut forged, Operation::GetExtendedAgentCard(Default::default()), None);
         assert!(matches!(&end, Finished::Failed(e) if kind_of(e) == Some(ErrorKind::Unauthenticated)), "{what}: {end:?}");
-        let mut alice = Client::new(iface).with_header("Authorization", "Bearer good");
+        let mut alice = Client::new(iface.clone()).with_header("Authorization", "Bearer good");
         let (end, _, _) = w.run(&mut alice, Operation::GetExtendedAgentCard(Default::default()), None);
         let Finished::Answer(Response::AgentCard(got)) = end else { panic!("{what}: {end:?}") };
         assert_eq!(got.name, "the extended card", "{what}");
+        let mut bob = Client::new(iface.clone()).with_header("Authorization", "Bearer bobs");
+        let (end, _, _) = w.run(&mut bob, Operation::GetExtendedAgentCard(Default::default()), None);
+        let Finished::Answer(Response::AgentCard(got)) = end else { panic!("{what}: {end:?}") };
+        assert_eq!(got.name, "bob's extended card", "{what}: each identity gets its own");
         // The principal reaches the engine: alice's task is hers.
         let t = task_of(w.call(&mut alice, Request::SendMessage(message("hello", ""))).unwrap());
         assert_eq!(w.service.engine().task(&t.id).unwrap().owner.as_deref(), Some("alice"), "{what}");

@@ -435,7 +435,9 @@ impl Client {
         }
     }
 
-    /// `GetExtendedAgentCard` (send credentials with [`Client::with_header`]).
+    /// `GetExtendedAgentCard` (send credentials with [`Client::with_header`]). Never cached:
+    /// each call asks with this client's own credentials, so one identity's card is never
+    /// shown to another.
     pub async fn get_extended_agent_card(&mut self) -> Result<v1::AgentCard, Error> {
         match self.call(Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default())).await? {
             Response::AgentCard(c) => Ok(c),

@@ -37,6 +37,8 @@ pub struct ServerConfig {
     pub card: v1::AgentCard,
     /// The extended card, if any (served to authenticated callers only).
     pub extended_card: Option<v1::AgentCard>,
+    /// Extended cards per principal (see [`a2a_wire::service::ServiceConfig::extended_cards`]).
+    pub extended_cards: std::collections::BTreeMap<String, v1::AgentCard>,
     /// HTTP limits.
     pub limits: Limits,
     /// `Cache-Control: max-age` of the card (seconds).
@@ -64,6 +66,7 @@ impl ServerConfig {
         ServerConfig {
             card,
             extended_card: None,
+            extended_cards: Default::default(),
             limits: Limits::default(),
             card_max_age: 300,
             webhooks: Default::default(),
@@ -77,11 +80,11 @@ impl ServerConfig {
 
     /// Requires `Authorization: Bearer TOKEN` on every call, with `tokens` naming each
     /// token's principal (tasks and push configs then belong to the principal that made
-    /// them); declares the bearer scheme in the card (and the extended card). A missing or
+    /// them); declares the bearer scheme in the card (and the extended cards). A missing or
     /// unknown token gets the A2A unauthenticated error.
     pub fn with_bearer_tokens(mut self, tokens: a2a_wire::auth::BearerTokens) -> Self {
         tokens.declare(&mut self.card);
-        if let Some(extended) = &mut self.extended_card {
+        for extended in self.extended_card.iter_mut().chain(self.extended_cards.values_mut()) {
             tokens.declare(extended);
         }
         self.authenticate = Some(Arc::new(move |req: &AuthRequest| tokens.authenticate(&req.headers)));
@@ -189,6 +192,7 @@ impl Server {
     ) -> std::io::Result<Server> {
         let mut service_config = ServiceConfig::new(config.card.clone());
         service_config.extended_card = config.extended_card.clone();
+        service_config.extended_cards = config.extended_cards.clone();
         service_config.card_max_age = config.card_max_age;
         service_config.authenticate = config.authenticate.is_some();
         service_config.engine.dedup_message_ids = config.dedup_message_ids;

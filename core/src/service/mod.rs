@@ -76,6 +76,10 @@ pub struct ServiceConfig {
     pub card: v1::AgentCard,
     /// The extended card, served by `GetExtendedAgentCard` to authenticated callers only.
     pub extended_card: Option<v1::AgentCard>,
+    /// Extended cards per identity: a principal listed here gets its own card, every other
+    /// authenticated caller gets [`ServiceConfig::extended_card`] (or
+    /// `ExtendedAgentCardNotConfigured` without one). Anonymous callers get neither.
+    pub extended_cards: BTreeMap<String, v1::AgentCard>,
     /// Request size limits applied before parsing.
     pub limits: Limits,
     /// `Cache-Control: max-age` of the card, in seconds.
@@ -97,6 +101,7 @@ impl core::fmt::Debug for ServiceConfig {
         f.debug_struct("ServiceConfig")
             .field("card", &self.card.name)
             .field("extended_card", &self.extended_card.is_some())
+            .field("extended_cards", &self.extended_cards.len())
             .field("limits", &self.limits)
             .field("card_max_age", &self.card_max_age)
             .field("authenticate", &self.authenticate)
@@ -119,6 +124,7 @@ impl ServiceConfig {
         ServiceConfig {
             card,
             extended_card: None,
+            extended_cards: BTreeMap::new(),
             limits: Limits::default(),
             card_max_age: 300,
             authenticate: false,
@@ -235,6 +241,7 @@ pub struct Service<S: TaskStore = MemoryStore> {
     engine: Engine<S>,
     card: card::CardAnswer,
     extended_card: Option<v1::AgentCard>,
+    extended_cards: BTreeMap<String, v1::AgentCard>,
     authenticate: bool,
     calls: BTreeMap<CallId, Pending>,
     next_call: u64,
@@ -267,7 +274,8 @@ impl<S: TaskStore> Service<S> {
     /// started again: their [`Output::StartRun`]s are the first outputs.
     pub fn new(config: ServiceConfig, store: S, key: u128, now: Timestamp) -> Result<Self, ConfigError> {
         let mut endpoint = Endpoint::new(config.card.clone())?.with_limits(config.limits);
-        if let Some(x) = config.extended_card.clone() {
+        // The endpoint checks the card's capability against "some extended card exists".
+        if let Some(x) = config.extended_card.clone().or_else(|| config.extended_cards.values().next().cloned()) {
             endpoint = endpoint.with_extended_card(x);
         }
         let card = card::CardAnswer::new(&config.card, config.card_max_age, now.seconds)
@@ -279,6 +287,7 @@ impl<S: TaskStore> Service<S> {
             engine,
             card,
             extended_card: config.extended_card,
+            extended_cards: config.extended_cards,
             authenticate: config.authenticate,
             calls: BTreeMap::new(),
             next_call: 0,
@@ -400,11 +409,14 @@ impl<S: TaskStore> Service<S> {
                 call.operation = op;
                 // GetExtendedAgentCard: only to a caller the host authenticated (§3.1.11),
                 // never merely because credentials were sent.
-                let result = match (&principal, &self.extended_card) {
-                    (None, _) => crate::card::require_extended_card(self.endpoint.card(), self.extended_card.is_some())
+                // Each identity gets its own card where one is configured.
+                let result = match principal.as_deref() {
+                    None => crate::card::require_extended_card(self.endpoint.card(), self.endpoint.extended_card().is_some())
                         .and(Err(A2aError::with_message(ErrorKind::Unauthenticated, "the extended agent card requires authentication"))),
-                    (Some(_), Some(card)) => Ok(Response::AgentCard(card.clone())),
-                    (Some(_), None) => Err(A2aError::new(ErrorKind::ExtendedAgentCardNotConfigured)),
+                    Some(p) => match self.extended_cards.get(p).or(self.extended_card.as_ref()) {
+                        Some(card) => Ok(Response::AgentCard(card.clone())),
+                        None => Err(A2aError::new(ErrorKind::ExtendedAgentCardNotConfigured)),
+                    },
                 };
                 let response = self.endpoint.respond(&call, result);
                 self.out.push_back(Output::Answer { call: id, response });
