@@ -78,6 +78,9 @@ enum a2a_result
   // The message cannot be written in that format (a value ProtoJSON cannot hold, such
   // as a timestamp outside years 1 to 9999 that came in protobuf).
   A2A_RESULT_ENCODE = 20,
+  // TLS failed: the peer's certificate is not trusted or not for the name dialed, the
+  // handshake broke off, or a TLS file (certificate, key, CA) is unusable.
+  A2A_RESULT_TLS = 21,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -399,6 +402,12 @@ typedef struct a2a_bytes a2a_bytes;
 // A connected client. Free it with `a2a_client_free`.
 typedef struct a2a_client a2a_client;
 
+// Client settings beyond the URL, preferences and timeout, for `a2a_client_connect_with` (a
+// handle, so that settings can be added without changing the ABI). Make it with
+// `a2a_client_config_new`, free it with `a2a_client_config_free`; a client copies what it
+// needs when it connects.
+typedef struct a2a_client_config a2a_client_config;
+
 // A client for one interface of an agent, sans-IO. Free with `a2a_client_core_free`.
 typedef struct a2a_client_core a2a_client_core;
 
@@ -538,11 +547,37 @@ const char *a2a_version(void);
 // a value this library does not define). Any thread.
 const char *a2a_result_message(uint32_t result);
 
+// A config with the defaults (`https://` agents verified against the platform's roots).
+// Threads: any.
+a2a_result a2a_client_config_new(struct a2a_client_config **config_out);
+
+// Verifies `https://` agents against the certificate authorities of the PEM file at `path`
+// only, instead of the platform's roots. `A2A_RESULT_TLS` when the file cannot be read or
+// holds no certificate (the config is then unchanged).
+// Threads: one at a time per config.
+a2a_result a2a_client_config_set_ca_file(struct a2a_client_config *config,
+                                         const char *path,
+                                         size_t path_len);
+
+// Presents the PEM certificate chain and key of these files when an agent asks for a client
+// certificate (mutual TLS). The files are read and checked now: `A2A_RESULT_TLS` when they
+// cannot be read or the key does not belong to the certificate.
+// Threads: one at a time per config.
+a2a_result a2a_client_config_set_client_cert_files(struct a2a_client_config *config,
+                                                   const char *cert_path,
+                                                   size_t cert_path_len,
+                                                   const char *key_path,
+                                                   size_t key_path_len);
+
+// Frees a config; NULL does nothing. Threads: any, once.
+void a2a_client_config_free(struct a2a_client_config *config);
+
 // Fetches the Agent Card from `url` (the agent's base URL or its card URL) and selects the
 // interface to use (`bindings`, `versions`: comma-separated preferences as in
 // `a2a_select_interface`; NULL for all). `timeout_ms` bounds each call (0: 30 s).
-// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails, `_INVALID_ARGUMENT` for a
-// URL that is not `http://`, `_NOT_A2A` or `_A2A_ERROR` for an error answer.
+// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails, `_TLS` when an `https://`
+// agent's certificate does not verify, `_INVALID_ARGUMENT` for a URL that is neither
+// `http://` nor `https://`, `_NOT_A2A` or `_A2A_ERROR` for an error answer.
 // Threads: one at a time per client; blocks the calling thread until done.
 a2a_result a2a_client_connect(const char *url,
                               size_t url_len,
@@ -552,6 +587,18 @@ a2a_result a2a_client_connect(const char *url,
                               size_t versions_len,
                               uint32_t timeout_ms,
                               struct a2a_client **client_out);
+
+// `a2a_client_connect` with the settings of `config` (NULL: the defaults).
+// Threads: one at a time per client; blocks the calling thread until done.
+a2a_result a2a_client_connect_with(const char *url,
+                                   size_t url_len,
+                                   const char *bindings,
+                                   size_t bindings_len,
+                                   const char *versions,
+                                   size_t versions_len,
+                                   uint32_t timeout_ms,
+                                   const struct a2a_client_config *config,
+                                   struct a2a_client **client_out);
 
 // The interface the client uses, borrowed from it.
 // Threads: one at a time per client; blocks the calling thread until done.
@@ -1072,6 +1119,17 @@ a2a_result a2a_server_config_new(struct a2a_server_config **config_out);
 a2a_result a2a_server_config_set_bearer_tokens(struct a2a_server_config *config,
                                                const char *tokens,
                                                size_t tokens_len);
+
+// Serves HTTPS only, with the PEM certificate chain (leaf first) and private key in the
+// files `cert_path` and `key_path`: HTTP/1.1 and HTTP/2 (gRPC) by ALPN on the one port, the
+// card and `a2a_server_url` listing `https://` URLs. `A2A_RESULT_TLS` when a file cannot be
+// read or the key does not belong to the certificate (the config is then unchanged).
+// Threads: one at a time per config.
+a2a_result a2a_server_config_set_tls_files(struct a2a_server_config *config,
+                                           const char *cert_path,
+                                           size_t cert_path_len,
+                                           const char *key_path,
+                                           size_t key_path_len);
 
 // Frees a config; NULL does nothing. Threads: any, once.
 void a2a_server_config_free(struct a2a_server_config *config);

@@ -19,11 +19,75 @@ pub struct a2a_client {
     card_json: Vec<u8>,
 }
 
+/// Client settings beyond the URL, preferences and timeout, for `a2a_client_connect_with` (a
+/// handle, so that settings can be added without changing the ABI). Make it with
+/// `a2a_client_config_new`, free it with `a2a_client_config_free`; a client copies what it
+/// needs when it connects.
+#[derive(Default)]
+pub struct a2a_client_config {
+    ca: Option<a2a_wire_smol::tls::ClientTls>,
+    client_cert: Option<(String, String)>,
+}
+
+/// A config with the defaults (`https://` agents verified against the platform's roots).
+/// Threads: any.
+#[no_mangle]
+pub extern "C" fn a2a_client_config_new(config_out: *mut *mut a2a_client_config) -> a2a_result {
+    guard(|| {
+        box_out(out(config_out, "config_out")?, a2a_client_config::default());
+        Ok(())
+    })
+}
+
+/// Verifies `https://` agents against the certificate authorities of the PEM file at `path`
+/// only, instead of the platform's roots. `A2A_RESULT_TLS` when the file cannot be read or
+/// holds no certificate (the config is then unchanged).
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_client_config_set_ca_file(config: *mut a2a_client_config, path: *const c_char, path_len: usize) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(config, "config")?;
+        let p = str_arg(path, path_len, "path")?;
+        c.ca = Some(a2a_wire_smol::tls::ClientTls::from_ca_file(p).map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?);
+        Ok(())
+    })
+}
+
+/// Presents the PEM certificate chain and key of these files when an agent asks for a client
+/// certificate (mutual TLS). The files are read and checked now: `A2A_RESULT_TLS` when they
+/// cannot be read or the key does not belong to the certificate.
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_client_config_set_client_cert_files(
+    config: *mut a2a_client_config,
+    cert_path: *const c_char,
+    cert_path_len: usize,
+    key_path: *const c_char,
+    key_path_len: usize,
+) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(config, "config")?;
+        let cert = str_arg(cert_path, cert_path_len, "cert_path")?;
+        let key = str_arg(key_path, key_path_len, "key_path")?;
+        // Checked whole now, so that a bad pair fails here and not at the first call.
+        a2a_wire_smol::tls::check_pem_files(cert, key).map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?;
+        c.client_cert = Some((cert.to_string(), key.to_string()));
+        Ok(())
+    })
+}
+
+/// Frees a config; NULL does nothing. Threads: any, once.
+#[no_mangle]
+pub extern "C" fn a2a_client_config_free(config: *mut a2a_client_config) {
+    guard_value((), || crate::free_box(config))
+}
+
 /// Fetches the Agent Card from `url` (the agent's base URL or its card URL) and selects the
 /// interface to use (`bindings`, `versions`: comma-separated preferences as in
 /// `a2a_select_interface`; NULL for all). `timeout_ms` bounds each call (0: 30 s).
-/// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails, `_INVALID_ARGUMENT` for a
-/// URL that is not `http://`, `_NOT_A2A` or `_A2A_ERROR` for an error answer.
+/// `A2A_RESULT_TRANSPORT`, `_TIMEOUT` or `_CARD` when that fails, `_TLS` when an `https://`
+/// agent's certificate does not verify, `_INVALID_ARGUMENT` for a URL that is neither
+/// `http://` nor `https://`, `_NOT_A2A` or `_A2A_ERROR` for an error answer.
 /// Threads: one at a time per client; blocks the calling thread until done.
 #[no_mangle]
 pub extern "C" fn a2a_client_connect(
@@ -36,23 +100,67 @@ pub extern "C" fn a2a_client_connect(
     timeout_ms: u32,
     client_out: *mut *mut a2a_client,
 ) -> a2a_result {
-    guard(|| {
-        let o = out(client_out, "client_out")?;
-        let u = str_arg(url, url_len, "url")?;
-        let s = support(crate::opt_str_arg(bindings, bindings_len, "bindings")?, crate::opt_str_arg(versions, versions_len, "versions")?)?;
-        let mut options = ClientOptions::default();
-        if timeout_ms > 0 {
-            options.deadline = Duration::from_millis(u64::from(timeout_ms));
-            options.connect_timeout = options.connect_timeout.min(options.deadline);
-        }
-        // Before an interface is chosen, a status without A2A meaning is the card fetch's HTTP status.
-        let (client, card) =
-            smol::block_on(Client::connect_with(u, &s, options)).map_err(|e| a2a_error::transport(e, &a2a::card::Binding::HttpJson))?;
-        let card_json = json::encode(&card).unwrap_or_default();
-        let iface = a2a_interface::new(client.interface().clone());
-        box_out(o, a2a_client { inner: client, iface, card_json });
-        Ok(())
-    })
+    guard(|| connect(url, url_len, bindings, bindings_len, versions, versions_len, timeout_ms, core::ptr::null(), client_out))
+}
+
+/// `a2a_client_connect` with the settings of `config` (NULL: the defaults).
+/// Threads: one at a time per client; blocks the calling thread until done.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn a2a_client_connect_with(
+    url: *const c_char,
+    url_len: usize,
+    bindings: *const c_char,
+    bindings_len: usize,
+    versions: *const c_char,
+    versions_len: usize,
+    timeout_ms: u32,
+    config: *const a2a_client_config,
+    client_out: *mut *mut a2a_client,
+) -> a2a_result {
+    guard(|| connect(url, url_len, bindings, bindings_len, versions, versions_len, timeout_ms, config, client_out))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn connect(
+    url: *const c_char,
+    url_len: usize,
+    bindings: *const c_char,
+    bindings_len: usize,
+    versions: *const c_char,
+    versions_len: usize,
+    timeout_ms: u32,
+    config: *const a2a_client_config,
+    client_out: *mut *mut a2a_client,
+) -> Result<(), a2a_error> {
+    let o = out(client_out, "client_out")?;
+    let u = str_arg(url, url_len, "url")?;
+    let s = support(crate::opt_str_arg(bindings, bindings_len, "bindings")?, crate::opt_str_arg(versions, versions_len, "versions")?)?;
+    // SAFETY: NULL or a live config (the header's contract).
+    let settings = unsafe { config.as_ref() };
+    let mut options = ClientOptions::default();
+    if timeout_ms > 0 {
+        options.deadline = Duration::from_millis(u64::from(timeout_ms));
+        options.connect_timeout = options.connect_timeout.min(options.deadline);
+    }
+    if let Some(st) = settings.filter(|st| st.ca.is_some() || st.client_cert.is_some()) {
+        let tls_err = |e: a2a_wire_smol::Error| a2a_error::local(a2a_result::Tls, e.to_string());
+        let base = match &st.ca {
+            Some(t) => t.clone(),
+            None => a2a_wire_smol::tls::ClientTls::platform().map_err(tls_err)?,
+        };
+        options.tls = Some(match &st.client_cert {
+            Some((cert, key)) => base.with_client_cert_files(cert, key).map_err(tls_err)?,
+            None => base,
+        });
+    }
+    // Before an interface is chosen, a status without A2A meaning is the card fetch's HTTP status.
+    let (client, card) =
+        smol::block_on(Client::connect_with(u, &s, options)).map_err(|e| a2a_error::transport(e, &a2a::card::Binding::HttpJson))?;
+    let card_json = json::encode(&card).unwrap_or_default();
+    let iface = a2a_interface::new(client.interface().clone());
+    box_out(o, a2a_client { inner: client, iface, card_json });
+    Ok(())
 }
 
 /// The interface the client uses, borrowed from it.

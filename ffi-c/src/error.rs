@@ -211,6 +211,7 @@ impl a2a_error {
             E::Timeout { .. } => a2a_error::local(a2a_result::Timeout, e.to_string()),
             E::Card(m) => a2a_error::local(a2a_result::Card, m),
             E::Url(m) => a2a_error::local(a2a_result::InvalidArgument, format!("invalid URL: {m}")),
+            E::Tls(m) => a2a_error::local(a2a_result::Tls, format!("TLS: {m}")),
             other => a2a_error::local(a2a_result::Transport, other.to_string()),
         }
     }

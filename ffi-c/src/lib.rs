@@ -89,6 +89,9 @@ pub enum a2a_result {
     /// The message cannot be written in that format (a value ProtoJSON cannot hold, such
     /// as a timestamp outside years 1 to 9999 that came in protobuf).
     Encode = 20,
+    /// TLS failed: the peer's certificate is not trusted or not for the name dialed, the
+    /// handshake broke off, or a TLS file (certificate, key, CA) is unusable.
+    Tls = 21,
 }
 
 /// A borrowed UTF-8 string (or byte string): `data` is not NUL-terminated. Valid as long as
@@ -233,6 +236,7 @@ fn result_text(result: u32) -> &'static core::ffi::CStr {
         18 => c"the Agent Card is invalid or has no usable interface",
         19 => c"the request cannot be expressed on the selected interface",
         20 => c"the message cannot be written in that format",
+        21 => c"TLS failed (an untrusted or misnamed certificate, a broken handshake, an unusable TLS file)",
         _ => c"unknown result",
     }
 }

@@ -309,6 +309,7 @@ pub struct a2a_server {
 #[derive(Default)]
 pub struct a2a_server_config {
     bearer_tokens: Option<a2a::auth::BearerTokens>,
+    tls: Option<a2a_wire_smol::tls::ServerTls>,
 }
 
 /// A config with the defaults (no authentication: every call is anonymous).
@@ -343,6 +344,29 @@ pub extern "C" fn a2a_server_config_set_bearer_tokens(
             return Err(invalid("bearer tokens: no TOKEN PRINCIPAL line, so no caller could authenticate"));
         }
         c.bearer_tokens = Some(table);
+        Ok(())
+    })
+}
+
+/// Serves HTTPS only, with the PEM certificate chain (leaf first) and private key in the
+/// files `cert_path` and `key_path`: HTTP/1.1 and HTTP/2 (gRPC) by ALPN on the one port, the
+/// card and `a2a_server_url` listing `https://` URLs. `A2A_RESULT_TLS` when a file cannot be
+/// read or the key does not belong to the certificate (the config is then unchanged).
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_tls_files(
+    config: *mut a2a_server_config,
+    cert_path: *const c_char,
+    cert_path_len: usize,
+    key_path: *const c_char,
+    key_path_len: usize,
+) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        let cert = str_arg(cert_path, cert_path_len, "cert_path")?;
+        let key = str_arg(key_path, key_path_len, "key_path")?;
+        let tls = a2a_wire_smol::tls::ServerTls::from_pem_files(cert, key).map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?;
+        c.tls = Some(tls);
         Ok(())
     })
 }
@@ -418,8 +442,9 @@ fn start_server(
     };
     // The card must name the port before the server binds it.
     sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
+    let origin = format!("{}://{sa}", if settings.is_some_and(|s| s.tls.is_some()) { "https" } else { "http" });
     if card.supported_interfaces.is_empty() {
-        card = a2a_wire_smol::demo::with_standard_interfaces(card, sa);
+        card = a2a_wire_smol::demo::with_standard_interfaces_at(card, &origin);
         let whole = a2a::codec::json::encode(&card).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))?;
         card = crate::codec::read_card(&whole)?;
     }
@@ -428,14 +453,14 @@ fn start_server(
         config = config.with_bearer_tokens(t);
     }
     config.log = a2a::log::silent();
+    config.tls = settings.and_then(|s| s.tls.clone());
     let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
     let server = RunningServer::start(sa, config, kind, MemoryStore::new()).map_err(|e| {
         // The service refuses a card it cannot serve (two bindings on one path, say) this way.
         let r = if e.kind() == std::io::ErrorKind::InvalidInput { a2a_result::Card } else { a2a_result::Io };
         a2a_error::local(r, format!("cannot serve on {sa}: {e}"))
     })?;
-    let url = format!("http://{}", server.local_addr());
-    box_out(o, a2a_server { inner: Some(server), url });
+    box_out(o, a2a_server { inner: Some(server), url: origin });
     Ok(())
 }
 

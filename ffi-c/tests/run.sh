@@ -10,7 +10,9 @@
 #    UndefinedBehaviorSanitizer (the official Python SDK's checks run against both servers);
 # 4. two principals on the ready server with bearer tokens (test_isolation.c and the
 #    two-principal matrix), dynamic and under the sanitizers;
-# 5. the C tests, the agent/client examples and both servers (with the SDK's checks) under
+# 5. TLS: the ready server and client with a test CA, and the official Python SDK's client
+#    against the C agent over TLS;
+# 6. the C tests, the agent/client examples and both servers (with the SDK's checks) under
 #    valgrind (memcheck, leak check full).
 # Everything listens on 127.0.0.1; every run is bounded by `timeout`.
 set -eu
@@ -59,6 +61,14 @@ gcc $CFLAGS $CFLAGS_PC "$ROOT/ffi-c/tests/test_isolation.c" $LIBS_PC -Wl,-rpath,
 gcc $CFLAGS $SAN $CFLAGS_PC "$ROOT/ffi-c/tests/test_isolation.c" $LIBS_PC -Wl,-rpath,"$PREFIX/lib" -o "$B/test_isolation_asan"
 run "dynamic isolation" $T "$B/test_isolation" "$MATRIX"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run "asan+ubsan isolation" $T "$B/test_isolation_asan" "$MATRIX"
+
+# TLS: the ready server and the blocking client with a CA made now (a2a-wire-testca, built by
+# `make c-test`), and the official Python SDK's client against the C agent over TLS.
+echo "== TLS: test_tls with a test CA and the official Python SDK's client"
+TESTCA=${A2A_TESTCA_BIN:-$ROOT/target/debug/a2a-wire-testca}
+rm -rf "$B/tls" && "$TESTCA" "$B/tls"
+gcc $CFLAGS $CFLAGS_PC "$ROOT/ffi-c/tests/test_tls.c" $LIBS_PC -Wl,-rpath,"$PREFIX/lib" -o "$B/test_tls"
+run "dynamic tls" $T "$B/test_tls" "$B/tls" "$ROOT/target/interop-py-venv/bin/python" "$ROOT/tests/interop/python/their_client.py"
 
 echo "== examples through CMake find_package(a2a_wire)"
 cmake -S "$ROOT/examples" -B "$B/examples" -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Debug >/dev/null

@@ -62,6 +62,12 @@ fn certified_key(cert_pem: &[u8], key_pem: &[u8]) -> Result<Arc<rustls::sign::Ce
     Ok(Arc::new(ck))
 }
 
+/// Checks a PEM certificate chain and key file pair: both readable, and the key belongs to
+/// the certificate.
+pub fn check_pem_files(cert: impl AsRef<Path>, key: impl AsRef<Path>) -> Result<(), Error> {
+    certified_key(&read(cert.as_ref(), "the certificate file")?, &read(key.as_ref(), "the key file")?).map(|_| ())
+}
+
 /// The server's current identity, replaceable while it serves.
 struct Identity(RwLock<Arc<rustls::sign::CertifiedKey>>);
 
