@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 10
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
-	interop-py isolation-bin bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
+	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
 	node-build node-model node-check node-pack node-test bench-node
 
 test: deps fmt-check unit oracle interop c-test py-test node-test nostd bench-build fuzz-smoke
@@ -129,12 +129,12 @@ install: c-lib
 	sed $(C_SUBST) ffi-c/cmake/a2a_wireConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire/a2a_wireConfig.cmake
 	sed $(C_SUBST) ffi-c/cmake/a2a_wireConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire/a2a_wireConfigVersion.cmake
 
-# The two-principal matrix (tests/src/bin/isolation.rs) every binding's tests run against
-# their servers.
-isolation-bin:
-	$(CARGO) build -p a2a-wire-tests --bin a2a-wire-isolation
+# The two-principal matrix (tests/src/bin/isolation.rs) and the test CA (testca.rs) that
+# every binding's tests use against their servers.
+test-bins:
+	$(CARGO) build -p a2a-wire-tests --bin a2a-wire-isolation --bin a2a-wire-testca
 
-c-test: c-header-check interop-py isolation-bin
+c-test: c-header-check interop-py test-bins
 	rm -rf $(C_PREFIX)
 	$(MAKE) install PREFIX=$(C_PREFIX)
 	ffi-c/tests/run.sh $(C_PREFIX)
@@ -203,7 +203,7 @@ py-stubs: py-dist
 	$(PY_WHEEL_VENV)/bin/pip install $(PIP_Q) $(PY_DIST)/a2a_wire-*.whl
 	cd /tmp && $(CURDIR)/$(PY_WHEEL_VENV)/bin/python -c "import a2a_wire._a2a_wire as m, sys; sys.stdout.write(m._MODEL_STUB)" > $(CURDIR)/ffi-python/python/a2a_wire/_model.pyi
 
-py-test: py-dist isolation-bin
+py-test: py-dist test-bins
 	rm -rf $(PY_WHEEL_VENV) && python3 -m venv $(PY_WHEEL_VENV)
 	$(PY_WHEEL_VENV)/bin/pip install $(PIP_Q) $(PY_DIST)/a2a_wire-*.whl -r ffi-python/tests/requirements.txt
 	cd /tmp && $(CURDIR)/$(PY_WHEEL_VENV)/bin/python -m mypy.stubtest a2a_wire
@@ -247,7 +247,7 @@ node-pack: node-check
 	rm -rf $(NODE_DIST) && mkdir -p $(NODE_DIST)
 	cd ffi-node && npm pack $(NPM_Q) --pack-destination $(CURDIR)/$(NODE_DIST)
 
-node-test: node-pack interop-deps isolation-bin
+node-test: node-pack interop-deps test-bins
 	ffi-node/tests/run.sh
 	ffi-node/tests/readme.sh
 

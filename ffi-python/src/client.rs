@@ -150,6 +150,7 @@ fn error_to_py(py: Python<'_>, e: &Error, binding: &str) -> PyErr {
         Error::A2a(c) => errors::client_error(py, c, binding),
         Error::Url(m) => PyValueError::new_err(format!("invalid URL: {m}")),
         Error::Card(m) => errors::card_error(py, m),
+        Error::Tls(m) => errors::tls_error(py, m),
         other => errors::transport_error(py, &other.to_string()),
     }
 }
@@ -208,10 +209,11 @@ impl ClientHub {
     }
 
     /// Fetches the card at `url` and selects the interface; the result is the card.
-    #[pyo3(signature = (token, url, bindings, versions, timeout, headers, extensions))]
+    #[pyo3(signature = (token, url, bindings, versions, timeout, headers, extensions, ca_file = None, client_cert = None))]
     #[allow(clippy::too_many_arguments)]
     fn connect(
         &self,
+        py: Python<'_>,
         token: u64,
         url: String,
         bindings: Vec<String>,
@@ -219,7 +221,10 @@ impl ClientHub {
         timeout: f64,
         headers: Vec<(String, String)>,
         extensions: Vec<String>,
+        ca_file: Option<std::path::PathBuf>,
+        client_cert: Option<(std::path::PathBuf, std::path::PathBuf)>,
     ) -> PyResult<()> {
+        let tls = crate::server::client_tls(py, ca_file, client_cert)?;
         let support = crate::wire::client_support(&bindings, &versions)?;
         if !(timeout > 0.0 && timeout.is_finite()) {
             return Err(PyValueError::new_err("timeout must be a positive number of seconds"));
@@ -227,6 +232,7 @@ impl ClientHub {
         let mut options = ClientOptions::default();
         options.deadline = Duration::from_secs_f64(timeout);
         options.connect_timeout = options.connect_timeout.min(options.deadline);
+        options.tls = tls;
         let hub = self.hub.clone();
         smol::spawn(async move {
             let r = Client::connect_with(&url, &support, options.clone()).await;

@@ -33,6 +33,7 @@ class!(protocol_class, "ProtocolError");
 class!(cannot_send_class, "CannotSendError");
 class!(transport_class, "TransportError");
 class!(card_class, "CardError");
+class!(tls_class, "TLSError");
 class!(syntax_class, "JsonSyntaxError");
 class!(invalid_value_class, "InvalidValueError");
 class!(missing_class, "MissingFieldError");
@@ -165,6 +166,12 @@ pub(crate) fn received(py: Python<'_>, r: &Received, binding: &str, wire_status:
 
 pub(crate) fn transport_error(py: Python<'_>, message: &str) -> PyErr {
     make(transport_class(py), (message,), None)
+}
+
+/// A TLS failure: an untrusted or misnamed certificate, a broken handshake, unusable TLS
+/// files.
+pub(crate) fn tls_error(py: Python<'_>, message: &str) -> PyErr {
+    make(tls_class(py), (message,), None)
 }
 
 /// Reads an `A2AError` instance back into the core's error (an agent or application raised

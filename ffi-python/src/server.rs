@@ -105,14 +105,21 @@ impl ReadyServer {
     /// needs `Authorization: Bearer TOKEN` and each principal sees only its own tasks.
     /// Returns once the server listens.
     #[new]
-    #[pyo3(signature = (host, port, card = None, bearer_tokens = None))]
+    #[pyo3(signature = (host, port, card = None, bearer_tokens = None, tls = None))]
     fn new(
         py: Python<'_>,
         host: &str,
         port: u16,
         card: Option<PyRef<'_, PyAgentCard>>,
         bearer_tokens: Option<std::collections::BTreeMap<String, String>>,
+        tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
     ) -> PyResult<Self> {
+        let tls = match tls {
+            Some((cert, key)) => {
+                Some(a2a_wire_smol::tls::ServerTls::from_pem_files(&cert, &key).map_err(|e| errors::tls_error(py, &e.to_string()))?)
+            }
+            None => None,
+        };
         let tokens = match bearer_tokens {
             Some(map) if map.is_empty() => return Err(PyValueError::new_err("bearer_tokens is empty: no caller could authenticate")),
             Some(map) => {
@@ -130,9 +137,10 @@ impl ReadyServer {
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| PyOSError::new_err(format!("cannot bind {wanted}: {e}")))?;
+        let origin = format!("{}://{addr}", if tls.is_some() { "https" } else { "http" });
         let card = match card {
-            Some(c) => a2a_wire_smol::demo::with_standard_interfaces(c.0.clone(), addr),
-            None => a2a_wire_smol::demo::card(addr),
+            Some(c) => a2a_wire_smol::demo::with_standard_interfaces_at(c.0.clone(), &origin),
+            None => a2a_wire_smol::demo::card_at(&origin),
         };
         // The whole card is checked as the service will read it.
         let bytes = a2a::codec::json::encode(&card).map_err(|e| errors::encode_error(py, &e.to_string()))?;
@@ -143,12 +151,13 @@ impl ReadyServer {
             config = config.with_bearer_tokens(t);
         }
         config.log = a2a::log::silent();
+        config.tls = tls;
         let card = config.card.clone();
         let kind = AgentKind::Callback(Arc::new(PyAgent { handoff: handoff.clone() }));
         let server = py
             .detach(|| RunningServer::start(addr, config, kind, MemoryStore::new()))
             .map_err(|e| PyOSError::new_err(format!("cannot serve on {addr}: {e}")))?;
-        let url = format!("http://{}", server.local_addr());
+        let url = origin;
         Ok(ReadyServer { server: Mutex::new(Some(server)), handoff, watch, url, card })
     }
 
@@ -213,4 +222,26 @@ fn items_to_py(py: Python<'_>, items: VecDeque<Item>) -> PyResult<Bound<'_, PyLi
         }
     }
     Ok(list)
+}
+
+/// A client's TLS settings from its options: `ca_file` (PEM; None: the platform's roots) and
+/// `client_cert` (certificate and key files). None when both are absent.
+pub(crate) fn client_tls(
+    py: Python<'_>,
+    ca_file: Option<std::path::PathBuf>,
+    client_cert: Option<(std::path::PathBuf, std::path::PathBuf)>,
+) -> PyResult<Option<a2a_wire_smol::tls::ClientTls>> {
+    use a2a_wire_smol::tls::ClientTls;
+    if ca_file.is_none() && client_cert.is_none() {
+        return Ok(None);
+    }
+    let fail = |e: a2a_wire_smol::Error| errors::tls_error(py, &e.to_string());
+    let base = match ca_file {
+        Some(f) => ClientTls::from_ca_file(f).map_err(fail)?,
+        None => ClientTls::platform().map_err(fail)?,
+    };
+    match client_cert {
+        Some((cert, key)) => base.with_client_cert_files(cert, key).map(Some).map_err(fail),
+        None => Ok(Some(base)),
+    }
 }

@@ -14,12 +14,26 @@ from a2a_wire.asgi import A2AApp
 from a2a_wire.server import AgentServer, Executor
 
 
-def free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port: int = s.getsockname()[1]
-    s.close()
-    return port
+def free_port(count: int = 1) -> int:
+    """A port p of 127.0.0.1 with p .. p + count - 1 all free when asked (the SDK's server
+    puts gRPC on p + 1)."""
+    for _ in range(50):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        s.close()
+        free = True
+        for k in range(1, count):
+            t = socket.socket()
+            try:
+                t.bind(("127.0.0.1", port + k))
+            except OSError:
+                free = False
+            finally:
+                t.close()
+        if free:
+            return port
+    raise RuntimeError("no free run of ports on 127.0.0.1")
 
 
 def base_card() -> a.AgentCard:

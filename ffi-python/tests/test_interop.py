@@ -110,7 +110,7 @@ async def nine_checks(url: str, binding: str, version: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def their_server() -> Any:
-    port = free_port()
+    port = free_port(2)
     proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "interop" / "python" / "their_server.py"), "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -97,6 +97,7 @@ __all__ = [
     "ProtocolError",
     "CannotSendError",
     "TransportError",
+    "TLSError",
     "CardError",
     "ValidationError",
     "JsonSyntaxError",

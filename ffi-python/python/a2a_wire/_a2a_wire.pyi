@@ -1,6 +1,7 @@
 # The native module (Rust, pyo3). Private: use the names the package a2a_wire exports.
 # The model classes are generated: see _model.pyi.
 
+import os
 from typing import Any
 
 from typing_extensions import Self, final
@@ -67,7 +68,8 @@ class Run:
 @final
 class ReadyServer:
     def __new__(
-        cls, host: str, port: int, card: AgentCard | None = None, bearer_tokens: dict[str, str] | None = None
+        cls, host: str, port: int, card: AgentCard | None = None, bearer_tokens: dict[str, str] | None = None,
+        tls: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
     ) -> Self: ...
     @property
     def url(self) -> str: ...
@@ -104,6 +106,8 @@ class ClientHub:
     def connect(
         self, token: int, url: str, bindings: list[str], versions: list[str], timeout: float,
         headers: list[tuple[str, str]], extensions: list[str],
+        ca_file: str | os.PathLike[str] | None = None,
+        client_cert: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
     ) -> None: ...
     def interface(self) -> tuple[str, str, str, str, int] | None: ...
     def call(self, token: int, method: str, request: Any) -> None: ...

@@ -18,6 +18,7 @@ cancelling the task that iterates closes its connection (the task goes on at the
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -122,16 +123,24 @@ class Client:
         timeout: float = 30.0,
         headers: Mapping[str, str] | None = None,
         extensions: Sequence[str] = (),
+        ca_file: str | os.PathLike[str] | None = None,
+        client_cert: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
     ) -> Client:
         """Fetches the agent's card (``url`` is its base URL or its card's URL) and selects the
         interface: the card's first entry whose binding is in ``bindings`` decides the binding,
         the most preferred of ``versions`` it offers the version. ``timeout`` bounds each call
         (seconds); ``headers`` go with every request (``Authorization``); ``extensions`` are
-        declared in ``A2A-Extensions``."""
+        declared in ``A2A-Extensions``.
+
+        ``https://`` agents are verified against the platform's roots, or only against the
+        certificate authorities of ``ca_file`` (PEM); ``client_cert`` is a ``(certificate,
+        key)`` pair of PEM files presented when the agent asks for one. A certificate that
+        does not verify raises :class:`~a2a_wire.TLSError`."""
         client = cls()
         try:
             card = await client._submit(
-                client._hub.connect, url, list(bindings), list(versions), timeout, list((headers or {}).items()), list(extensions)
+                client._hub.connect, url, list(bindings), list(versions), timeout, list((headers or {}).items()), list(extensions),
+                ca_file, client_cert,
             )
         except BaseException:
             await client.aclose()

@@ -51,6 +51,7 @@ __all__ = [
     "ProtocolError",
     "CannotSendError",
     "TransportError",
+    "TLSError",
     "CardError",
     "ValidationError",
     "JsonSyntaxError",
@@ -297,6 +298,11 @@ class CannotSendError(ClientError):
 
 class TransportError(ClientError):
     """No answer: the connection failed, was refused, timed out or closed early."""
+
+
+class TLSError(TransportError):
+    """TLS failed: the agent's certificate is not trusted or not for the name dialed, the
+    handshake broke off, or a TLS file (certificate, key, CA) is unusable."""
 
 
 class CardError(ClientError):

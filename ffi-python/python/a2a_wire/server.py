@@ -24,6 +24,7 @@ import asyncio
 import concurrent.futures
 import inspect
 import logging
+import os
 import socket
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, Union
@@ -266,6 +267,10 @@ class AgentServer:
     gets :class:`~a2a_wire.UnauthenticatedError`'s wire error, and each principal sees only
     the tasks and push configs it made (another's are answered as if they did not exist).
     ``ctx.principal`` names the caller.
+
+    ``tls`` is a ``(certificate, key)`` pair of PEM files: the server then speaks HTTPS only
+    (HTTP/1.1 and HTTP/2 by ALPN on the one port), its card and ``url`` list ``https://``
+    URLs, and a bad file raises :class:`~a2a_wire.TLSError` at start.
     """
 
     def __init__(
@@ -278,8 +283,10 @@ class AgentServer:
         thread_pool: concurrent.futures.Executor | None = None,
         shutdown_timeout: float = 5.0,
         bearer_tokens: Mapping[str, str] | None = None,
+        tls: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
     ) -> None:
         self._executor = executor
+        self._tls = tls
         self._bearer_tokens = None if bearer_tokens is None else dict(bearer_tokens)
         self._card = card
         self._host = host
@@ -298,7 +305,7 @@ class AgentServer:
         loop = asyncio.get_running_loop()
         self._runner = _Runner(self._executor, loop, self._pool)
         self._stopped = asyncio.Event()
-        self._server = _a2a_wire.ReadyServer(self._host, self._port, self._card, self._bearer_tokens)
+        self._server = _a2a_wire.ReadyServer(self._host, self._port, self._card, self._bearer_tokens, self._tls)
         self._watch = watch(loop, self._server.take_watch_fd(), self._take)
 
     def _take(self) -> None:
@@ -372,8 +379,9 @@ async def serve(
     host: str = "127.0.0.1",
     port: int = 0,
     bearer_tokens: Mapping[str, str] | None = None,
+    tls: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
 ) -> AgentServer:
     """Starts an :class:`AgentServer` and returns it (already listening)."""
-    server = AgentServer(executor, card=card, host=host, port=port, bearer_tokens=bearer_tokens)
+    server = AgentServer(executor, card=card, host=host, port=port, bearer_tokens=bearer_tokens, tls=tls)
     await server.start()
     return server
