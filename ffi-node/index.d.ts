@@ -262,6 +262,8 @@ export declare class ProtocolError extends ClientError {}
 export declare class CannotSendError extends ClientError {}
 /** No answer: the connection failed, was refused, timed out or closed early. */
 export declare class TransportError extends ClientError {}
+/** TLS failed: an untrusted or misnamed certificate, a broken handshake, an unusable TLS file. */
+export declare class TLSError extends TransportError {}
 /** The Agent Card could not be fetched or read, or offers no interface the client speaks. */
 export declare class CardError extends ClientError {}
 
@@ -423,6 +425,8 @@ export interface ServeOptions {
    * tokens, and each principal sees only its own tasks and push configs.
    */
   bearerTokens?: Readonly<Record<string, string>> | null;
+  /** Serve HTTPS only, with this certificate and key (PEM files); the card lists `https://` URLs. */
+  tls?: TlsFiles | null;
   onError?: AgentErrorHandler;
 }
 /** A running server. */
@@ -449,6 +453,16 @@ export interface ConnectOptions {
   headers?: { [name: string]: string };
   /** Extension URIs to activate. */
   extensions?: readonly string[];
+  /** PEM file of the CAs `https://` agents are verified against (default: the platform's roots). */
+  caFile?: string;
+  /** A client certificate and key (PEM files), presented when the agent asks for one. */
+  clientCert?: TlsFiles;
+}
+
+/** A certificate chain (leaf first) and its private key, as PEM file paths. */
+export interface TlsFiles {
+  cert: string;
+  key: string;
 }
 
 /** An open stream; `for await` it, `break` closes it. */

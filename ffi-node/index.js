@@ -56,6 +56,7 @@ module.exports = {
   ProtocolError: errors.ProtocolError,
   CannotSendError: errors.CannotSendError,
   TransportError: errors.TransportError,
+  TLSError: errors.TLSError,
   CardError: errors.CardError,
   ValidationError: errors.ValidationError,
   JsonSyntaxError: errors.JsonSyntaxError,

@@ -43,6 +43,7 @@ export const {
   ProtocolError,
   CannotSendError,
   TransportError,
+  TLSError,
   CardError,
   ValidationError,
   JsonSyntaxError,

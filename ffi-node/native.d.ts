@@ -47,9 +47,10 @@ export declare class ReadyServer {
    * without interfaces: the standard six of the demo agent's shape), calling `onStart(run)`
    * for every run and `onCancel(runId)` when one is canceled. With `bearerTokens` (token to
    * principal) every call needs `Authorization: Bearer TOKEN` and each principal sees only
-   * its own tasks. Returns once it listens.
+   * its own tasks. With `tls` (certificate and key PEM files) it speaks HTTPS only and its
+   * card lists `https://` URLs. Returns once it listens.
    */
-  constructor(host: string, port: number, card: string | undefined | null, bearerTokens: Record<string, string> | undefined | null, onStart: (arg: Run) => void, onCancel: (arg: number) => void)
+  constructor(host: string, port: number, card: string | undefined | null, bearerTokens: Record<string, string> | undefined | null, tls: TlsFiles | undefined | null, onStart: (arg: Run) => void, onCancel: (arg: number) => void)
   /** `http://HOST:PORT` (the card is at `/.well-known/agent-card.json`). */
   get url(): string
   /** The card the server publishes (ProtoJSON). */
@@ -188,6 +189,13 @@ export interface ConnectOptions {
   headers: Array<string>
   /** Extensions to activate (URIs). */
   extensions: Array<string>
+  /**
+   * PEM file of the certificate authorities `https://` agents are verified against
+   * (absent: the platform's roots).
+   */
+  caFile?: string
+  /** A client certificate and key (PEM files), presented when the agent asks for one. */
+  clientCert?: TlsFiles
 }
 
 /**
@@ -283,6 +291,14 @@ export interface ServiceOutput {
   binding?: string
   version?: string
   tenant?: string
+}
+
+/** A certificate chain and its private key, as PEM files. */
+export interface TlsFiles {
+  /** The certificate chain (the leaf first). */
+  cert: string
+  /** Its private key. */
+  key: string
 }
 
 /**

@@ -77,10 +77,16 @@ class A2AClient {
   /**
    * Options: `bindings`, `versions` (preference order), `timeoutMs` (each call's deadline,
    * default 30 s), `headers` (sent with every request: credentials), `extensions` (URIs to
-   * activate).
+   * activate), `caFile` (PEM: verify `https://` agents against these CAs only, instead of the
+   * platform's roots), `clientCert` (`{cert, key}` PEM files, presented when the agent asks).
+   * A certificate that does not verify rejects with `TLSError`.
    */
-  static async connect(url, { bindings = BINDINGS, versions = SUPPORTED_VERSIONS, timeoutMs = 30000, headers, extensions = [] } = {}) {
-    const opts = { bindings: [...bindings], versions: [...versions], timeoutMs, headers: flatHeaders(headers), extensions: [...extensions] };
+  static async connect(url, { bindings = BINDINGS, versions = SUPPORTED_VERSIONS, timeoutMs = 30000, headers, extensions = [], caFile, clientCert } = {}) {
+    const opts = {
+      bindings: [...bindings], versions: [...versions], timeoutMs, headers: flatHeaders(headers), extensions: [...extensions],
+      caFile: caFile == null ? undefined : String(caFile),
+      clientCert: clientCert == null ? undefined : { cert: String(clientCert.cert), key: String(clientCert.key) },
+    };
     return new A2AClient(await settle(native.connect(url, opts)));
   }
 

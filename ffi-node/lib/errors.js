@@ -135,6 +135,11 @@ class ProtocolError extends ClientError {}
 class CannotSendError extends ClientError {}
 /** No answer: the connection failed, was refused, timed out or closed early. */
 class TransportError extends ClientError {}
+/**
+ * TLS failed: the agent's certificate is not trusted or not for the name dialed, the
+ * handshake broke off, or a TLS file (certificate, key, CA) is unusable.
+ */
+class TLSError extends TransportError {}
 /** The Agent Card could not be fetched or read, or offers no interface the client speaks. */
 class CardError extends ClientError {}
 
@@ -180,7 +185,7 @@ class EncodeError extends Error {
   constructor(message) { super(message); this.name = "EncodeError"; }
 }
 
-const SIMPLE = { ProtocolError, CannotSendError, TransportError, CardError, EncodeError, TypeError, RangeError };
+const SIMPLE = { ProtocolError, CannotSendError, TransportError, TLSError, CardError, EncodeError, TypeError, RangeError };
 const VALIDATION = { JsonSyntaxError, InvalidValueError, MissingFieldError, ProtobufError, ConversionError };
 
 /** The error a native description (`{class, message, ...}`) names. */
@@ -232,7 +237,7 @@ function classifyJsonRpc(error) {
 
 module.exports = {
   A2AError, ...classes,
-  ClientError, NotA2AError, ProtocolError, CannotSendError, TransportError, CardError,
+  ClientError, NotA2AError, ProtocolError, CannotSendError, TransportError, TLSError, CardError,
   ValidationError, JsonSyntaxError, InvalidValueError, MissingFieldError, ProtobufError, ConversionError, EncodeError,
   classifyHttp, classifyGrpc, classifyJsonRpc,
   CONSTANTS, call, translate, fromDescription,

@@ -54,9 +54,10 @@ class AgentServer {
  * principal) makes every call need `Authorization: Bearer TOKEN` for one of the tokens: the
  * card declares the scheme, a call without a known token gets the A2A unauthenticated error,
  * and each principal sees only the tasks and push configs it made (another's are answered as
- * if they did not exist); `ctx.principal` names the caller. Resolves once the server listens.
+ * if they did not exist); `ctx.principal` names the caller. `tls` (`{cert, key}`, PEM files)
+ * makes it speak HTTPS only, its card listing `https://` URLs. Resolves once it listens.
  */
-async function serve(agent, { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, onError } = {}) {
+async function serve(agent, { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, tls = null, onError } = {}) {
   const runner = new Runner(agent, onError);
   const n = call(
     () =>
@@ -65,6 +66,7 @@ async function serve(agent, { host = "127.0.0.1", port = 0, card = null, bearerT
         port,
         card == null ? null : JSON.stringify(card),
         bearerTokens == null ? null : { ...bearerTokens },
+        tls == null ? null : { cert: String(tls.cert), key: String(tls.key) },
         // Called from the event loop by the transport's threads: nothing may escape them.
         (run) => guarded(() => runner.start(run)),
         (id) => guarded(() => runner.cancel(id)),

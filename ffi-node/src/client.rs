@@ -63,6 +63,7 @@ fn error(e: &TError, binding: &str) -> Error {
         TError::A2a(c) => errors::client_desc(c, binding),
         TError::Url(m) => json!({"class": "TypeError", "message": format!("invalid URL: {m}")}),
         TError::Card(m) => json!({"class": "CardError", "message": m}),
+        TError::Tls(m) => json!({"class": "TLSError", "message": m}),
         other => json!({"class": "TransportError", "message": other.to_string()}),
     })
 }
@@ -105,6 +106,37 @@ pub struct ConnectOptions {
     pub headers: Vec<String>,
     /// Extensions to activate (URIs).
     pub extensions: Vec<String>,
+    /// PEM file of the certificate authorities `https://` agents are verified against
+    /// (absent: the platform's roots).
+    pub ca_file: Option<String>,
+    /// A client certificate and key (PEM files), presented when the agent asks for one.
+    pub client_cert: Option<TlsFiles>,
+}
+
+/// A certificate chain and its private key, as PEM files.
+#[napi(object)]
+pub struct TlsFiles {
+    /// The certificate chain (the leaf first).
+    pub cert: String,
+    /// Its private key.
+    pub key: String,
+}
+
+/// The client's TLS settings from its options (None when both are absent).
+fn client_tls(ca_file: Option<&str>, client_cert: Option<&TlsFiles>) -> Result<Option<a2a_wire_smol::tls::ClientTls>> {
+    use a2a_wire_smol::tls::ClientTls;
+    if ca_file.is_none() && client_cert.is_none() {
+        return Ok(None);
+    }
+    let fail = |e: TError| error(&e, "HTTP+JSON");
+    let base = match ca_file {
+        Some(f) => ClientTls::from_ca_file(f).map_err(fail)?,
+        None => ClientTls::platform().map_err(fail)?,
+    };
+    match client_cert {
+        Some(c) => base.with_client_cert_files(&c.cert, &c.key).map(Some).map_err(fail),
+        None => Ok(Some(base)),
+    }
 }
 
 /// A connected client: the card fetched and the interface selected.
@@ -124,6 +156,7 @@ pub async fn connect(url: String, options: ConnectOptions) -> Result<NativeClien
     let mut copts = ClientOptions::default();
     copts.deadline = Duration::from_secs_f64(options.timeout_ms / 1e3);
     copts.connect_timeout = copts.connect_timeout.min(copts.deadline);
+    copts.tls = client_tls(options.ca_file.as_deref(), options.client_cert.as_ref())?;
     let headers = options.headers.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect();
     // Before an interface is chosen, a status is the card fetch's HTTP status.
     let (client, card) = Client::connect_with(&url, &support, copts.clone()).await.map_err(|e| error(&e, "HTTP+JSON"))?;

@@ -74,13 +74,15 @@ impl ReadyServer {
     /// without interfaces: the standard six of the demo agent's shape), calling `onStart(run)`
     /// for every run and `onCancel(runId)` when one is canceled. With `bearerTokens` (token to
     /// principal) every call needs `Authorization: Bearer TOKEN` and each principal sees only
-    /// its own tasks. Returns once it listens.
+    /// its own tasks. With `tls` (certificate and key PEM files) it speaks HTTPS only and its
+    /// card lists `https://` URLs. Returns once it listens.
     #[napi(constructor, catch_unwind)]
     pub fn new(
         host: String,
         port: u16,
         card: Option<String>,
         bearer_tokens: Option<std::collections::HashMap<String, String>>,
+        tls: Option<crate::client::TlsFiles>,
         on_start: Function<Run, ()>,
         on_cancel: Function<i64, ()>,
     ) -> Result<Self> {
@@ -99,18 +101,26 @@ impl ReadyServer {
             }
             None => None,
         };
+        let tls = match tls {
+            Some(f) => Some(
+                a2a_wire_smol::tls::ServerTls::from_pem_files(&f.cert, &f.key)
+                    .map_err(|e| errors::throw(serde_json::json!({"class": "TLSError", "message": e.to_string()})))?,
+            ),
+            None => None,
+        };
         let ip: std::net::IpAddr = host.parse().map_err(|e| errors::range_error(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| Error::from_reason(format!("cannot bind {wanted}: {e}")))?;
+        let origin = format!("{}://{addr}", if tls.is_some() { "https" } else { "http" });
         let card = match card {
             // Its interfaces are the server's to fill in: read it without the REQUIRED check,
             // which the whole card passes below.
             Some(c) => {
                 let c = a2a::codec::json::decode_unchecked(c.as_bytes()).map_err(|e| errors::decode_error(&e))?;
-                a2a_wire_smol::demo::with_standard_interfaces(c, addr)
+                a2a_wire_smol::demo::with_standard_interfaces_at(c, &origin)
             }
-            None => a2a_wire_smol::demo::card(addr),
+            None => a2a_wire_smol::demo::card_at(&origin),
         };
         // The whole card is checked as the service will read it.
         crate::run::decode::<v1::AgentCard>(&crate::run::json(&card)?)?;
@@ -122,11 +132,12 @@ impl ReadyServer {
             config = config.with_bearer_tokens(t);
         }
         config.log = a2a::log::silent();
+        config.tls = tls;
         let card = config.card.clone();
         let kind = AgentKind::Callback(agent.clone());
         let server = RunningServer::start(addr, config, kind, MemoryStore::new())
             .map_err(|e| Error::from_reason(format!("cannot serve on {addr}: {e}")))?;
-        let url = format!("http://{}", server.local_addr());
+        let url = origin;
         Ok(ReadyServer { server: Arc::new(Mutex::new(Some(server))), agent, url, card })
     }
 

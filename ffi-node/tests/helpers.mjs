@@ -25,16 +25,27 @@ export function nativeModule() {
   return require(join(dirname(require.resolve("a2a-wire/package.json")), "native.js"));
 }
 
-/** A free port on 127.0.0.1. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
+function listenOnce(port) {
+  return new Promise((resolve) => {
     const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
+    s.once("error", () => resolve(null));
+    s.listen(port, "127.0.0.1", () => {
+      const got = s.address().port;
+      s.close(() => resolve(got));
     });
   });
+}
+
+/** A port p of 127.0.0.1 with p .. p + count - 1 all free when asked (the SDK's server puts
+ * gRPC on p + 1). */
+export async function freePort(count = 1) {
+  for (let i = 0; i < 50; i++) {
+    const port = await listenOnce(0);
+    let free = port !== null;
+    for (let k = 1; free && k < count; k++) free = (await listenOnce(port + k)) !== null;
+    if (free) return port;
+  }
+  throw new Error("no free run of ports on 127.0.0.1");
 }
 
 /** A node:http server listening on a free port of 127.0.0.1: `{ srv, base, close() }`

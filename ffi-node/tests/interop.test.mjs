@@ -135,7 +135,7 @@ describe("our client against the SDK's server", () => {
   let theirs;
   let url;
   before(async () => {
-    const port = await freePort();
+    const port = await freePort(2);
     theirs = start(process.execPath, [join(JS, "their_server.mjs"), "--port", String(port)], { cwd: JS });
     url = `http://127.0.0.1:${port}`;
     await waitCard(url, 30000, theirs.proc);

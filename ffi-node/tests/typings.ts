@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const service = new A2AService(agent, card, { authenticate: (req) => (req.headers.authorization ? "alice" : null) });
   const r: Response = await service.fetch(new Request("http://127.0.0.1:1/.well-known/agent-card.json"));
   const server = await serve(agent, { card, port: 0, bearerTokens: { "alice-token": "alice" } });
-  const client = await A2AClient.connect(server.url, { bindings: ["GRPC"], versions: ["1.0"] });
+  const client = await A2AClient.connect(server.url, { bindings: ["GRPC"], versions: ["1.0"], caFile: "ca.pem", clientCert: { cert: "client.pem", key: "client.key" } });
   const reply = await client.sendMessage("hi");
   if (reply.task) {
     const st: TaskState = reply.task.status.state;
