@@ -179,6 +179,71 @@ fn serve_with_tls_answers_https_on_every_binding_and_reloads_a_renewed_certifica
 }
 
 #[test]
+fn serve_with_tls_declares_push_notifications_and_delivers_them_to_an_https_receiver() {
+    let dir = std::env::temp_dir().join(format!("a2a-wire-cli-{}-tls-push", std::process::id()));
+    let server_ca = a2a_wire_tests::testca::TestCa::local().unwrap();
+    let receiver_ca = a2a_wire_tests::testca::TestCa::local().unwrap();
+    server_ca.write(&dir.join("server")).unwrap();
+    receiver_ca.write(&dir.join("receiver")).unwrap();
+    let receiver = a2a_wire_tests::testca::HttpsReceiver::start(&receiver_ca, None).unwrap();
+    let addr = free_addr();
+    let p = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    let _server = serve_with(
+        addr,
+        Path::new("memory"),
+        &[
+            "--tls-cert",
+            &p("server/server.pem"),
+            "--tls-key",
+            &p("server/server.key"),
+            "--ca-file",
+            &p("receiver/ca.pem"),
+            "--allow-webhook",
+            "127.0.0.1",
+        ],
+    );
+    let tls = a2a_wire_smol::tls::ClientTls::from_ca_pem(server_ca.ca_pem.as_bytes()).unwrap();
+    let options = a2a_wire_smol::ClientOptions { tls: Some(tls), ..Default::default() };
+    smol::block_on(async {
+        let support =
+            ClientSupport { bindings: vec![a2a_wire::card::Binding::JsonRpc], versions: vec![a2a_wire::version::ProtocolVersion::V1_0] };
+        let (mut client, card) = Client::connect_with(&format!("https://{addr}"), &support, options).await.unwrap();
+        assert_eq!(card.capabilities.and_then(|c| c.push_notifications), Some(true), "the card declares push notifications");
+        let message = |text: &str, task: &str| v1::SendMessageRequest {
+            message: Some(v1::Message {
+                message_id: format!("push-{text}-{task}"),
+                role: v1::Role::User as i32,
+                parts: vec![text_part(text)],
+                task_id: task.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let a2a_wire::client::Reply::Task(t) = client.send_message(message("need-input", "")).await.unwrap() else { panic!("a task") };
+        let task_id = t.task().id.clone();
+        let cfg = v1::TaskPushNotificationConfig {
+            task_id: task_id.clone(),
+            url: receiver.url.clone(),
+            token: "t0k".into(),
+            ..Default::default()
+        };
+        client.create_push_config(cfg).await.unwrap();
+        client.send_message(message("go on", &task_id)).await.unwrap();
+    });
+    // Deliveries arrive over TLS, verified against --ca-file, until the completed one.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let got = receiver.requests.recv_timeout(left).expect("a webhook delivery within 20 s");
+        let text = String::from_utf8_lossy(&got).to_string();
+        assert!(text.to_ascii_lowercase().contains("a2a-notification-token: t0k"), "{text}");
+        if text.contains("TASK_STATE_COMPLETED") {
+            break;
+        }
+    }
+}
+
+#[test]
 fn a_server_killed_mid_stream_loses_no_task_and_the_client_resubscribes() {
     let addr = free_addr();
     let store = temp_store("kill");

@@ -3,6 +3,7 @@
 //! `a2a-wire-testca DIR` writes them as files for the Python, Node and C tests.
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose};
+use std::sync::Arc;
 
 /// A CA and the certificates it signed, PEM.
 #[derive(Clone, Debug)]
@@ -66,4 +67,82 @@ impl TestCa {
         }
         Ok(())
     }
+}
+
+/// An `https://` webhook receiver on 127.0.0.1 with the server certificate of a [`TestCa`]:
+/// it answers 204 to every request and hands each request (head and body) to `requests`.
+pub struct HttpsReceiver {
+    /// `https://127.0.0.1:PORT/hook`.
+    pub url: String,
+    /// Every request received, whole.
+    pub requests: std::sync::mpsc::Receiver<Vec<u8>>,
+    _task: smol::Task<()>,
+}
+
+impl HttpsReceiver {
+    /// Starts one; with `client_ca`, it requires a client certificate signed by that CA.
+    pub fn start(ca: &TestCa, client_ca: Option<&TestCa>) -> Result<HttpsReceiver> {
+        use futures_rustls::rustls;
+        let e = |e: &dyn std::fmt::Display| e.to_string();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder =
+            rustls::ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().map_err(|x| e(&x))?;
+        let builder = match client_ca {
+            Some(c) => {
+                let mut roots = rustls::RootCertStore::empty();
+                for cert in a2a_wire_smol::tls::certs_from_pem(c.ca_pem.as_bytes()).map_err(|x| e(&x))? {
+                    roots.add(cert).map_err(|x| e(&x))?;
+                }
+                let verifier =
+                    rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider).build().map_err(|x| e(&x))?;
+                builder.with_client_cert_verifier(verifier)
+            }
+            None => builder.with_no_client_auth(),
+        };
+        let certs = a2a_wire_smol::tls::certs_from_pem(ca.server_cert_pem.as_bytes()).map_err(|x| e(&x))?;
+        let key = a2a_wire_smol::tls::key_from_pem(ca.server_key_pem.as_bytes()).map_err(|x| e(&x))?;
+        let acceptor = futures_rustls::TlsAcceptor::from(Arc::new(builder.with_single_cert(certs, key).map_err(|x| e(&x))?));
+        let listener = smol::block_on(smol::net::TcpListener::bind("127.0.0.1:0")).map_err(|x| e(&x))?;
+        let url = format!("https://127.0.0.1:{}/hook", listener.local_addr().map_err(|x| e(&x))?.port());
+        let (tx, requests) = std::sync::mpsc::channel();
+        let task = smol::spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (acceptor, tx) = (acceptor.clone(), tx.clone());
+                smol::spawn(async move {
+                    if let Ok(tls) = acceptor.accept(tcp).await {
+                        answer(tls, tx).await;
+                    }
+                })
+                .detach();
+            }
+        });
+        Ok(HttpsReceiver { url, requests, _task: task })
+    }
+}
+
+/// Reads one request (head, then a `content-length` body), hands it over, answers 204.
+async fn answer<S: smol::io::AsyncRead + smol::io::AsyncWrite + Unpin>(mut s: S, tx: std::sync::mpsc::Sender<Vec<u8>>) {
+    use smol::io::{AsyncReadExt, AsyncWriteExt};
+    let mut seen = Vec::new();
+    let mut buf = vec![0u8; 8192];
+    let mut need = None;
+    loop {
+        if need.is_none() {
+            if let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+                let len = head.lines().find_map(|l| l.strip_prefix("content-length:").and_then(|v| v.trim().parse::<usize>().ok()));
+                need = Some(end + 4 + len.unwrap_or(0));
+            }
+        }
+        if need.is_some_and(|n| seen.len() >= n) {
+            break;
+        }
+        match s.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+    let _ = tx.send(seen);
+    let _ = s.write_all(b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n").await;
+    let _ = s.close().await;
 }

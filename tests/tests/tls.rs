@@ -12,12 +12,10 @@ use a2a_wire::webhook::Outcome;
 use a2a_wire_smol::agent::text_part;
 use a2a_wire_smol::host::AgentKind;
 use a2a_wire_smol::server::{concrete_addr, RunningServer};
-use a2a_wire_smol::tls::{certs_from_pem, key_from_pem, ClientTls, ServerTls};
+use a2a_wire_smol::tls::{ClientTls, ServerTls};
 use a2a_wire_smol::webhook::{deliver_once, WebhookPolicy};
 use a2a_wire_smol::{Client, ClientOptions, Error, ServerConfig};
 use a2a_wire_tests::testca::TestCa;
-use futures_rustls::rustls;
-use smol::io::{AsyncReadExt, AsyncWriteExt};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -174,48 +172,9 @@ fn a_reloaded_certificate_is_used_by_new_handshakes() {
     });
 }
 
-/// An `https://` webhook receiver on 127.0.0.1 that answers 204 to each request; with
-/// `client_ca`, it requires a client certificate signed by it.
-fn https_receiver(ca: &TestCa, client_ca: Option<&TestCa>) -> (String, smol::Task<()>) {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = sure(rustls::ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions(), "TLS versions");
-    let builder = match client_ca {
-        Some(c) => {
-            let mut roots = rustls::RootCertStore::empty();
-            for cert in sure(certs_from_pem(c.ca_pem.as_bytes()), "the client CA") {
-                sure(roots.add(cert), "the client CA is a CA");
-            }
-            let verifier =
-                sure(rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider).build(), "a client verifier");
-            builder.with_client_cert_verifier(verifier)
-        }
-        None => builder.with_no_client_auth(),
-    };
-    let certs = sure(certs_from_pem(ca.server_cert_pem.as_bytes()), "the receiver's certificate");
-    let key = sure(key_from_pem(ca.server_key_pem.as_bytes()), "the receiver's key");
-    let acceptor = futures_rustls::TlsAcceptor::from(Arc::new(sure(builder.with_single_cert(certs, key), "the receiver's config")));
-    let listener = sure(smol::block_on(smol::net::TcpListener::bind("127.0.0.1:0")), "a receiver port");
-    let url = format!("https://127.0.0.1:{}/hook", sure(listener.local_addr(), "its address").port());
-    let task = smol::spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            smol::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(tcp).await else { return };
-                let mut buf = vec![0u8; 8192];
-                let mut seen = Vec::new();
-                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match tls.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => seen.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let _ = tls.write_all(b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n").await;
-                let _ = tls.close().await;
-            })
-            .detach();
-        }
-    });
-    (url, task)
+fn https_receiver(ca: &TestCa, client_ca: Option<&TestCa>) -> (String, a2a_wire_tests::testca::HttpsReceiver) {
+    let r = sure(a2a_wire_tests::testca::HttpsReceiver::start(ca, client_ca), "the https receiver starts");
+    (r.url.clone(), r)
 }
 
 fn delivery(url: &str) -> OutgoingRequest {
