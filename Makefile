@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 THUMB := thumbv7em-none-eabihf
-FUZZ_SECONDS ?= 10
+FUZZ_SECONDS ?= 5
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
