@@ -365,8 +365,8 @@ async fn serve(args: &Args) -> Result<(), Failure> {
         (None, None) => None,
         _ => return Err(Failure::Usage(String::from("--tls-cert and --tls-key go together"))),
     };
-    let scheme = if tls.is_some() { "https" } else { "http" };
-    let mut config = a2a_wire_smol::ServerConfig::new(a2a_wire_smol::demo::card_at(&format!("{scheme}://{addr}")));
+    let origin = a2a_wire_smol::demo::origin(addr, tls.is_some());
+    let mut config = a2a_wire_smol::ServerConfig::new(a2a_wire_smol::demo::card_at(&origin));
     config.tls = tls.as_ref().map(|(t, _, _)| t.clone());
     config.webhooks.tls = ca_file(args)?;
     config.webhooks.allow_private = args.flag("--allow-private-webhooks");
@@ -397,11 +397,11 @@ async fn serve(args: &Args) -> Result<(), Failure> {
         a2a_wire_smol::Server::bind_with_store(addr, config, agent, s).await
     }
     .map_err(|e| Failure::Agent(Error::Transport(format!("cannot listen on {addr}: {e}"))))?;
-    eprintln!("a2a-wire: echo agent on {scheme}://{addr}  (card: {scheme}://{addr}/.well-known/agent-card.json)");
+    eprintln!("a2a-wire: echo agent on {origin}  (card: {origin}/.well-known/agent-card.json)");
     for i in &card.supported_interfaces {
         eprintln!("  {:<9} {:<4} {}", i.protocol_binding, i.protocol_version, i.url);
     }
-    eprintln!("try: a2a-wire send {scheme}://{addr} hello");
+    eprintln!("try: a2a-wire send {origin} hello");
     if let Some((t, cert, key)) = tls {
         smol::spawn(reload_when_changed(t, cert, key)).detach();
     }

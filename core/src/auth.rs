@@ -179,24 +179,18 @@ impl BearerTokens {
     /// Declares the scheme in `card`: `securitySchemes["bearer"]` (HTTP auth, scheme `Bearer`)
     /// and a security requirement naming it, unless the card already has them.
     pub fn declare(&self, card: &mut v1::AgentCard) {
-        declare_bearer(card);
-    }
-}
-
-/// Adds `securitySchemes["bearer"]` (HTTP auth, scheme `Bearer`) and a requirement naming it
-/// to `card`, unless it already has them.
-pub fn declare_bearer(card: &mut v1::AgentCard) {
-    card.security_schemes.entry(SCHEME_NAME.to_string()).or_insert_with(|| v1::SecurityScheme {
-        scheme: Some(v1::security_scheme::Scheme::HttpAuthSecurityScheme(v1::HttpAuthSecurityScheme {
-            description: String::from("A bearer token: Authorization: Bearer TOKEN"),
-            scheme: String::from("Bearer"),
-            bearer_format: String::new(),
-        })),
-    });
-    if !card.security_requirements.iter().any(|r| r.schemes.contains_key(SCHEME_NAME)) {
-        let mut schemes = alloc::collections::BTreeMap::new();
-        schemes.insert(SCHEME_NAME.to_string(), v1::StringList::default());
-        card.security_requirements.push(v1::SecurityRequirement { schemes });
+        card.security_schemes.entry(SCHEME_NAME.to_string()).or_insert_with(|| v1::SecurityScheme {
+            scheme: Some(v1::security_scheme::Scheme::HttpAuthSecurityScheme(v1::HttpAuthSecurityScheme {
+                description: String::from("A bearer token: Authorization: Bearer TOKEN"),
+                scheme: String::from("Bearer"),
+                bearer_format: String::new(),
+            })),
+        });
+        if !card.security_requirements.iter().any(|r| r.schemes.contains_key(SCHEME_NAME)) {
+            let mut schemes = alloc::collections::BTreeMap::new();
+            schemes.insert(SCHEME_NAME.to_string(), v1::StringList::default());
+            card.security_requirements.push(v1::SecurityRequirement { schemes });
+        }
     }
 }
 

@@ -25,7 +25,7 @@ pub struct a2a_client {
 /// needs when it connects.
 #[derive(Default)]
 pub struct a2a_client_config {
-    ca: Option<a2a_wire_smol::tls::ClientTls>,
+    ca_file: Option<String>,
     client_cert: Option<(String, String)>,
 }
 
@@ -48,7 +48,9 @@ pub extern "C" fn a2a_client_config_set_ca_file(config: *mut a2a_client_config, 
     guard(|| {
         let c = arg_mut(config, "config")?;
         let p = str_arg(path, path_len, "path")?;
-        c.ca = Some(a2a_wire_smol::tls::ClientTls::from_ca_file(p).map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?);
+        // Read and checked now, so that a bad file fails here and not at the first connect.
+        a2a_wire_smol::tls::ClientTls::from_ca_file(p).map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?;
+        c.ca_file = Some(p.to_string());
         Ok(())
     })
 }
@@ -143,16 +145,11 @@ fn connect(
         options.deadline = Duration::from_millis(u64::from(timeout_ms));
         options.connect_timeout = options.connect_timeout.min(options.deadline);
     }
-    if let Some(st) = settings.filter(|st| st.ca.is_some() || st.client_cert.is_some()) {
-        let tls_err = |e: a2a_wire_smol::Error| a2a_error::local(a2a_result::Tls, e.to_string());
-        let base = match &st.ca {
-            Some(t) => t.clone(),
-            None => a2a_wire_smol::tls::ClientTls::platform().map_err(tls_err)?,
-        };
-        options.tls = Some(match &st.client_cert {
-            Some((cert, key)) => base.with_client_cert_files(cert, key).map_err(tls_err)?,
-            None => base,
-        });
+    if let Some(st) = settings {
+        use std::path::Path;
+        let pair = st.client_cert.as_ref().map(|(c, k)| (Path::new(c.as_str()), Path::new(k.as_str())));
+        options.tls = a2a_wire_smol::tls::ClientTls::from_files(st.ca_file.as_deref().map(Path::new), pair)
+            .map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?;
     }
     // Before an interface is chosen, a status without A2A meaning is the card fetch's HTTP status.
     let (client, card) =

@@ -442,7 +442,7 @@ fn start_server(
     };
     // The card must name the port before the server binds it.
     sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
-    let origin = format!("{}://{sa}", if settings.is_some_and(|s| s.tls.is_some()) { "https" } else { "http" });
+    let origin = a2a_wire_smol::demo::origin(sa, settings.is_some_and(|s| s.tls.is_some()));
     if card.supported_interfaces.is_empty() {
         card = a2a_wire_smol::demo::with_standard_interfaces_at(card, &origin);
         let whole = a2a::codec::json::encode(&card).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))?;

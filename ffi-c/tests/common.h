@@ -101,4 +101,40 @@ static inline uint8_t *base64_decode(const char *in, size_t *out_len) {
   return out;
 }
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs `argv` (argv[0] is the program's path) with its standard output in a temporary
+ * file, waits for it, and reads that output's JSON result lines (`{...,"ok":...}`): counts
+ * them into *rows and the failed ones into *failed, printing those with `label` when `show`.
+ * Returns the exit status (-1 when it did not exit normally). */
+static inline int run_json_rows(char *const argv[], const char *label, int show, int *rows, int *failed) {
+  char out[] = "/tmp/a2a-rows-XXXXXX";
+  int fd = mkstemp(out);
+  *rows = *failed = 0;
+  if (fd < 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd, 1);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int status = -1;
+  if (pid > 0) waitpid(pid, &status, 0);
+  close(fd);
+  FILE *f = fopen(out, "r");
+  char line[8192];
+  while (f && fgets(line, sizeof line, f)) {
+    if (line[0] != '{') continue;
+    (*rows)++;
+    if (strstr(line, "\"ok\":false")) {
+      (*failed)++;
+      if (show) fprintf(stderr, "%s: %s", label, line);
+    }
+  }
+  if (f) fclose(f);
+  unlink(out);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 #endif

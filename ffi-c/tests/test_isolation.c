@@ -9,8 +9,6 @@
  */
 #define _GNU_SOURCE
 #include "common.h"
-#include <sys/wait.h>
-#include <unistd.h>
 
 static const char card[] =
   "{\"name\":\"isolation\",\"description\":\"two principals\",\"version\":\"1\","
@@ -34,34 +32,11 @@ static void start(void *userdata, const a2a_run *run, a2a_sink *sink) {
 /* Runs the matrix against `server`; returns its exit status, counts its rows and failures
  * (printed when `show`: the run that must pass). */
 static int run_matrix(const char *matrix, a2a_server *server, int *rows, int *failed, int show) {
-  char out[] = "/tmp/a2a-isolation-XXXXXX";
-  int fd = mkstemp(out);
-  if (fd < 0) return -1;
   a2a_str url = a2a_server_url(server);
   char url_z[128];
   snprintf(url_z, sizeof url_z, "%.*s", (int)url.len, url.data);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd, 1);
-    execl(matrix, matrix, "--url", url_z, "--token-a", "alice-token", "--token-b", "bob-token", (char *)NULL);
-    _exit(127);
-  }
-  int status = -1;
-  if (pid > 0) waitpid(pid, &status, 0);
-  close(fd);
-  *rows = *failed = 0;
-  FILE *f = fopen(out, "r");
-  char line[4096];
-  while (f && fgets(line, sizeof line, f)) {
-    (*rows)++;
-    if (strstr(line, "\"ok\":false")) {
-      (*failed)++;
-      if (show) fprintf(stderr, "matrix: %s", line);
-    }
-  }
-  if (f) fclose(f);
-  unlink(out);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  char *const argv[] = {(char *)matrix, "--url", url_z, "--token-a", "alice-token", "--token-b", "bob-token", NULL};
+  return run_json_rows(argv, "matrix", show, rows, failed);
 }
 
 static a2a_server *serve(const char *tokens) {

@@ -8,8 +8,6 @@
  */
 #define _GNU_SOURCE
 #include "common.h"
-#include <sys/wait.h>
-#include <unistd.h>
 
 static const char card[] =
   "{\"name\":\"tls\",\"description\":\"C agent over TLS\",\"version\":\"1\",\"capabilities\":{\"streaming\":true},"
@@ -45,29 +43,8 @@ static const char *in_dir(int slot, const char *dir, const char *name) {
 
 /* The SDK client against `url`; returns its exit status, counts its rows and failures. */
 static int sdk_client(const char *python, const char *script, const char *url, const char *ca, int *rows, int *failed) {
-  char out[] = "/tmp/a2a-tls-XXXXXX";
-  int fd = mkstemp(out);
-  if (fd < 0) return -1;
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd, 1);
-    execl(python, python, script, "--url", url, "--ca-file", ca, (char *)NULL);
-    _exit(127);
-  }
-  int status = -1;
-  if (pid > 0) waitpid(pid, &status, 0);
-  close(fd);
-  *rows = *failed = 0;
-  FILE *f = fopen(out, "r");
-  char line[8192];
-  while (f && fgets(line, sizeof line, f)) {
-    if (line[0] != '{') continue;
-    (*rows)++;
-    if (strstr(line, "\"ok\":false")) (*failed)++, fprintf(stderr, "sdk: %s", line);
-  }
-  if (f) fclose(f);
-  unlink(out);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  char *const argv[] = {(char *)python, (char *)script, "--url", (char *)url, "--ca-file", (char *)ca, NULL};
+  return run_json_rows(argv, "sdk", 1, rows, failed);
 }
 
 int main(int argc, char **argv) {

@@ -124,19 +124,9 @@ pub struct TlsFiles {
 
 /// The client's TLS settings from its options (None when both are absent).
 fn client_tls(ca_file: Option<&str>, client_cert: Option<&TlsFiles>) -> Result<Option<a2a_wire_smol::tls::ClientTls>> {
-    use a2a_wire_smol::tls::ClientTls;
-    if ca_file.is_none() && client_cert.is_none() {
-        return Ok(None);
-    }
-    let fail = |e: TError| error(&e, "HTTP+JSON");
-    let base = match ca_file {
-        Some(f) => ClientTls::from_ca_file(f).map_err(fail)?,
-        None => ClientTls::platform().map_err(fail)?,
-    };
-    match client_cert {
-        Some(c) => base.with_client_cert_files(&c.cert, &c.key).map(Some).map_err(fail),
-        None => Ok(Some(base)),
-    }
+    use std::path::Path;
+    let pair = client_cert.map(|c| (Path::new(&c.cert), Path::new(&c.key)));
+    a2a_wire_smol::tls::ClientTls::from_files(ca_file.map(Path::new), pair).map_err(|e| error(&e, "HTTP+JSON"))
 }
 
 /// A connected client: the card fetched and the interface selected.

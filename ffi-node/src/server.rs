@@ -112,7 +112,7 @@ impl ReadyServer {
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| Error::from_reason(format!("cannot bind {wanted}: {e}")))?;
-        let origin = format!("{}://{addr}", if tls.is_some() { "https" } else { "http" });
+        let origin = a2a_wire_smol::demo::origin(addr, tls.is_some());
         let card = match card {
             // Its interfaces are the server's to fill in: read it without the REQUIRED check,
             // which the whole card passes below.

@@ -137,7 +137,7 @@ impl ReadyServer {
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| PyOSError::new_err(format!("cannot bind {wanted}: {e}")))?;
-        let origin = format!("{}://{addr}", if tls.is_some() { "https" } else { "http" });
+        let origin = a2a_wire_smol::demo::origin(addr, tls.is_some());
         let card = match card {
             Some(c) => a2a_wire_smol::demo::with_standard_interfaces_at(c.0.clone(), &origin),
             None => a2a_wire_smol::demo::card_at(&origin),
@@ -231,17 +231,6 @@ pub(crate) fn client_tls(
     ca_file: Option<std::path::PathBuf>,
     client_cert: Option<(std::path::PathBuf, std::path::PathBuf)>,
 ) -> PyResult<Option<a2a_wire_smol::tls::ClientTls>> {
-    use a2a_wire_smol::tls::ClientTls;
-    if ca_file.is_none() && client_cert.is_none() {
-        return Ok(None);
-    }
-    let fail = |e: a2a_wire_smol::Error| errors::tls_error(py, &e.to_string());
-    let base = match ca_file {
-        Some(f) => ClientTls::from_ca_file(f).map_err(fail)?,
-        None => ClientTls::platform().map_err(fail)?,
-    };
-    match client_cert {
-        Some((cert, key)) => base.with_client_cert_files(cert, key).map(Some).map_err(fail),
-        None => Ok(Some(base)),
-    }
+    let pair = client_cert.as_ref().map(|(c, k)| (c.as_path(), k.as_path()));
+    a2a_wire_smol::tls::ClientTls::from_files(ca_file.as_deref(), pair).map_err(|e| errors::tls_error(py, &e.to_string()))
 }

@@ -4,3 +4,15 @@
 
 pub mod hostile;
 pub mod testca;
+
+/// One check's outcome in the interop and isolation runners: what passed, or what failed.
+pub type Check = Result<String, String>;
+
+/// `f`, or a failure after 20 s: no check of the runners can hang them.
+pub async fn bounded<F: std::future::Future<Output = Check>>(f: F) -> Check {
+    smol::future::or(f, async {
+        smol::Timer::after(std::time::Duration::from_secs(20)).await;
+        Err(String::from("timed out after 20 s"))
+    })
+    .await
+}

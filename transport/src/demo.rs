@@ -149,7 +149,7 @@ pub mod paths {
 /// `card` as given, or, when it lists no interfaces, with the six of [`card`] for `addr`
 /// (what the bindings' ready servers publish for a card without `supportedInterfaces`).
 pub fn with_standard_interfaces(card: v1::AgentCard, addr: SocketAddr) -> v1::AgentCard {
-    with_standard_interfaces_at(card, &format!("http://{addr}"))
+    with_standard_interfaces_at(card, &origin(addr, false))
 }
 
 /// [`with_standard_interfaces`] for a server at `origin` (`http://HOST:PORT` or
@@ -159,6 +159,11 @@ pub fn with_standard_interfaces_at(card: v1::AgentCard, origin: &str) -> v1::Age
         return card;
     }
     v1::AgentCard { supported_interfaces: standard_interfaces(origin), ..card }
+}
+
+/// The origin a server at `addr` publishes: `https://ADDR` with TLS, `http://ADDR` without.
+pub fn origin(addr: SocketAddr, tls: bool) -> String {
+    format!("{}://{addr}", if tls { "https" } else { "http" })
 }
 
 /// The six interfaces of a server at `origin` (`http://HOST:PORT` or `https://HOST:PORT`):
@@ -188,7 +193,7 @@ pub fn standard_interfaces(origin: &str) -> Vec<v1::AgentInterface> {
 /// gRPC, each in v1.0 and v0.3, in that order of preference; streaming on, push
 /// notifications on.
 pub fn card(addr: SocketAddr) -> v1::AgentCard {
-    card_at(&format!("http://{addr}"))
+    card_at(&origin(addr, false))
 }
 
 /// The demo card for a server at `origin`: `http://HOST:PORT`, or `https://HOST:PORT` for a

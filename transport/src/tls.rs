@@ -202,6 +202,23 @@ impl ClientTls {
         self.with_client_cert_pem(&c, &k)
     }
 
+    /// The settings a client's options name: the CAs of `ca_file` (absent: the platform's
+    /// roots) and, with `client_cert`, that certificate and key file pair. `None` when both
+    /// are absent (the caller then uses the default, the platform's roots).
+    pub fn from_files(ca_file: Option<&Path>, client_cert: Option<(&Path, &Path)>) -> Result<Option<ClientTls>, Error> {
+        if ca_file.is_none() && client_cert.is_none() {
+            return Ok(None);
+        }
+        let base = match ca_file {
+            Some(f) => ClientTls::from_ca_file(f)?,
+            None => ClientTls::platform()?,
+        };
+        match client_cert {
+            Some((cert, key)) => base.with_client_cert_files(cert, key).map(Some),
+            None => Ok(Some(base)),
+        }
+    }
+
     fn config(&self, alpn: &'static [u8]) -> Result<Arc<rustls::ClientConfig>, Error> {
         let slot = &self.configs[usize::from(alpn == ALPN_H2)];
         if let Some(c) = slot.get() {

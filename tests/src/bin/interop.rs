@@ -11,8 +11,7 @@ use a2a_wire::v1;
 use a2a_wire::version::ProtocolVersion;
 use a2a_wire_smol::agent::text_part;
 use a2a_wire_smol::{Client, Error};
-use std::future::Future;
-use std::time::Duration;
+use a2a_wire_tests::{bounded, Check};
 
 fn message(text: &str, task_id: &str, context_id: &str) -> v1::SendMessageRequest {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -48,16 +47,6 @@ fn error_kind(e: &Error) -> String {
         Error::A2a(ClientError::Remote(Received::A2a(a))) => format!("{:?}", a.kind()),
         other => other.to_string(),
     }
-}
-
-type Check = Result<String, String>;
-
-async fn bounded<F: Future<Output = Check>>(f: F) -> Check {
-    smol::future::or(f, async {
-        smol::Timer::after(Duration::from_secs(20)).await;
-        Err(String::from("timed out after 20 s"))
-    })
-    .await
 }
 
 async fn send_task(c: &mut Client, text: &str, task_id: &str, context_id: &str) -> Result<v1::Task, String> {

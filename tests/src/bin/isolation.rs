@@ -26,10 +26,8 @@ use a2a_wire::v1;
 use a2a_wire::version::ProtocolVersion;
 use a2a_wire_smol::agent::text_part;
 use a2a_wire_smol::{Client, Error};
-use std::future::Future;
+use a2a_wire_tests::{bounded, Check};
 use std::time::{Duration, Instant};
-
-type Check = Result<String, String>;
 
 fn message(text: &str, message_id: &str, task_id: &str) -> v1::SendMessageRequest {
     v1::SendMessageRequest {
@@ -70,14 +68,6 @@ fn shape(e: &Error, ids: &[&str]) -> String {
         s = s.replace(id, "<id>");
     }
     s
-}
-
-async fn bounded<F: Future<Output = Check>>(f: F) -> Check {
-    smol::future::or(f, async {
-        smol::Timer::after(Duration::from_secs(20)).await;
-        Err(String::from("timed out after 20 s"))
-    })
-    .await
 }
 
 async fn send_task(c: &mut Client, text: &str, message_id: &str, task_id: &str) -> Result<v1::Task, String> {
