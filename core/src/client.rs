@@ -30,7 +30,7 @@ pub use crate::error::ClientError;
 use crate::proto::google::protobuf::Timestamp;
 use crate::task::{self, Rejection, StateClass, TaskRecord};
 use crate::v1;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 
 /// What a `SendMessage` answered.
 #[derive(Clone, Debug, PartialEq)]
@@ -111,12 +111,17 @@ impl TaskTracker {
 
 use crate::binding::{grpc, jsonrpc, rest, sse};
 use crate::card::{Binding, SelectedInterface};
+use crate::engine::EventId;
 use crate::error::classify_http;
 use crate::http::{HttpResponse, OutgoingRequest};
 use crate::op::Response;
 use crate::op::{Method, Operation};
 use alloc::vec::Vec;
 use serde_json::Value;
+
+/// The longest event id a client keeps to send back as `Last-Event-ID` (a longer one, or
+/// one with characters a header cannot carry, is not used).
+pub const MAX_RESUME_ID: usize = 256;
 
 /// Largest stream event a client buffers by default (bytes).
 pub const MAX_EVENT: usize = 2 * 1024 * 1024;
@@ -164,6 +169,8 @@ pub struct PreparedCall {
     pub id: Value,
     binding: Binding,
     version: crate::version::ProtocolVersion,
+    /// The tenant the operation names (after the interface's default).
+    tenant: String,
     /// The POST to try once if a GET subscribe is answered 405.
     post_fallback: Option<OutgoingRequest>,
 }
@@ -246,6 +253,7 @@ impl Client {
             operation.set_tenant(&t);
         }
         let method = operation.method();
+        let tenant = String::from(operation.tenant());
         let streaming = method.is_streaming();
         let id = Value::from(self.next_id);
         self.next_id += 1;
@@ -299,7 +307,7 @@ impl Client {
             }
             Binding::Custom(ref b) => return Err(ClientError::Local(alloc::format!("binding {b} is not supported"))),
         };
-        Ok(PreparedCall { request, method, id, binding: self.iface.binding.clone(), version, post_fallback })
+        Ok(PreparedCall { request, method, id, binding: self.iface.binding.clone(), version, tenant, post_fallback })
     }
 
     /// The request to send once more after `answer`, if the binding's rules call for it (an
@@ -328,6 +336,36 @@ impl Client {
     pub fn start(&mut self, operation: Operation) -> Result<Exchange, ClientError> {
         self.start_with(operation, ClientLimits::default())
     }
+
+    /// The `SubscribeToTask` that continues `previous`, a stream that broke off (its
+    /// connection dropped, or the server cut it off as `Unavailable`): it names the id of
+    /// the last event `previous` took (`Last-Event-ID`; gRPC metadata `last-event-id`), so
+    /// a server that keeps its events (a2a-wire does) sends only what came after; one that
+    /// does not starts with the current Task. The new exchange keeps `previous`'s tracker,
+    /// so the task it shows goes on from where it was.
+    ///
+    /// `None` when there is nothing to resume: not a stream, a direct reply, no task seen
+    /// yet, or a task that is settled (a stream ends there; nothing more will come until the
+    /// client acts).
+    pub fn resume(&mut self, previous: &Exchange) -> Result<Option<Exchange>, ClientError> {
+        let tracker = &previous.tracker;
+        if !previous.is_streaming() || previous.direct.is_some() || tracker.task().id.is_empty() || tracker.is_settled() {
+            return Ok(None);
+        }
+        let request = v1::SubscribeToTaskRequest { tenant: previous.call.tenant.clone(), id: tracker.task().id.clone() };
+        let mut call = self.prepare(Operation::Task(crate::op::Request::SubscribeToTask(request)))?;
+        if let Some(id) = &previous.last_event_id {
+            let name = if call.binding == Binding::Grpc { crate::server::LAST_EVENT_ID_HEADER } else { "Last-Event-ID" };
+            call.request.headers.push((String::from(name), id.clone()));
+            if let Some(post) = call.post_fallback.as_mut() {
+                post.headers.push((String::from(name), id.clone()));
+            }
+        }
+        let mut x = Exchange::new(call, previous.limits);
+        x.tracker = tracker.clone();
+        x.last_event_id.clone_from(&previous.last_event_id);
+        Ok(Some(x))
+    }
 }
 
 /// A decoder for the events of a streaming call whose response head was `head` (events up to
@@ -341,7 +379,13 @@ fn stream_decoder(call: &PreparedCall, head: &HttpResponse, max_event: usize) ->
             if head.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("grpc-status")) {
                 grpc::check_status_for(&head.headers, call.version.is_legacy())?;
             }
-            return Ok(StreamDecoder { inner: Inner::Grpc { buf: Vec::new(), legacy: call.version.is_legacy() }, max_event });
+            // A v1.0 a2a-wire server numbers the messages from the id in its head.
+            let next = head.header(crate::server::EVENT_ID_HEADER).and_then(|v| EventId::parse(v.trim()));
+            return Ok(StreamDecoder {
+                inner: Inner::Grpc { buf: Vec::new(), legacy: call.version.is_legacy(), next },
+                max_event,
+                last_id: None,
+            });
         }
         let is_sse = head.header("content-type").is_some_and(|c| crate::http::media_type(c) == sse::CONTENT_TYPE);
         if !(200..300).contains(&head.status) || !is_sse {
@@ -361,14 +405,24 @@ fn stream_decoder(call: &PreparedCall, head: &HttpResponse, max_event: usize) ->
                 version: call.version,
             },
             max_event,
+            last_id: None,
         })
     }
 }
 
 #[derive(Clone, Debug)]
 enum Inner {
-    Sse { decoder: sse::SseDecoder, jsonrpc: bool, version: crate::version::ProtocolVersion },
-    Grpc { buf: Vec<u8>, legacy: bool },
+    Sse {
+        decoder: sse::SseDecoder,
+        jsonrpc: bool,
+        version: crate::version::ProtocolVersion,
+    },
+    /// `next`: the id of the next message, when the head gave the first.
+    Grpc {
+        buf: Vec<u8>,
+        legacy: bool,
+        next: Option<EventId>,
+    },
 }
 
 /// Decodes the events of one stream: feed bytes as they arrive, take events as they complete.
@@ -376,6 +430,8 @@ enum Inner {
 pub struct StreamDecoder {
     inner: Inner,
     max_event: usize,
+    /// The id of the last event taken (SSE `id:`; for gRPC counted from the head's).
+    last_id: Option<String>,
 }
 
 impl StreamDecoder {
@@ -387,41 +443,39 @@ impl StreamDecoder {
         }
     }
 
+    /// The id of the last event [`StreamDecoder::next_event`] returned, if the server gave
+    /// ids (the SSE `id:` field, which lasts until the server sends another; for a gRPC
+    /// stream, counted from the head's `a2a-event-id`).
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref()
+    }
+
     /// The next event; `Ok(None)` when more bytes are needed; an error event or a malformed
     /// stream is an `Err`.
     pub fn next_event(&mut self) -> Result<Option<v1::StreamResponse>, ClientError> {
+        let (event, id) = self.decode_next()?;
+        // An id goes back in a request header: only one that is short, printable ASCII.
+        let usable = |i: &String| i.len() <= MAX_RESUME_ID && i.bytes().all(|b| (0x20..0x7f).contains(&b));
+        if event.is_some() {
+            if let Some(id) = id.filter(usable) {
+                self.last_id = Some(id);
+            }
+        }
+        Ok(event)
+    }
+
+    fn decode_next(&mut self) -> Result<(Option<v1::StreamResponse>, Option<String>), ClientError> {
         match &mut self.inner {
             Inner::Sse { decoder, jsonrpc: rpc, version } => {
-                let Some(ev) = decoder.next_event().map_err(|e| ClientError::Protocol(alloc::format!("{e}")))? else { return Ok(None) };
-                if *rpc {
-                    return jsonrpc::decode_stream_event(ev.data.as_bytes(), *version).map(Some);
-                }
-                // HTTP+JSON: a bare StreamResponse, or a google.rpc.Status error event.
-                let data = ev.data.as_bytes();
-                if let Ok(v) = serde_json::from_slice::<Value>(data) {
-                    if v.get("error").is_some_and(Value::is_object) {
-                        let status = v["error"]["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
-                        return Err(ClientError::Remote(classify_for(*version, status, data)));
-                    }
-                    // v0.3 peers may send a bare JSON-RPC-style error object as the event.
-                    if version.is_legacy()
-                        && v.get("code").is_some_and(Value::is_i64)
-                        && v.get("message").is_some()
-                        && v.get("kind").is_none()
-                    {
-                        return Err(ClientError::Remote(classify_for(*version, 500, data)));
-                    }
-                }
-                if version.is_legacy() {
-                    return rest::decode_stream_event_v03(data).map(Some);
-                }
-                crate::codec::json::decode_unchecked::<v1::StreamResponse>(data)
-                    .map(Some)
-                    .map_err(|e| ClientError::Protocol(alloc::format!("invalid stream event: {e}")))
+                let Some(ev) = decoder.next_event().map_err(|e| ClientError::Protocol(alloc::format!("{e}")))? else {
+                    return Ok((None, None));
+                };
+                let id = ev.id.clone();
+                Self::decode_sse(&ev, *rpc, *version).map(|e| (Some(e), id))
             }
-            Inner::Grpc { buf, legacy } => {
+            Inner::Grpc { buf, legacy, next } => {
                 if buf.len() < 5 {
-                    return Ok(None);
+                    return Ok((None, None));
                 }
                 if buf[0] != 0 {
                     return Err(ClientError::Protocol(String::from("compressed gRPC message")));
@@ -431,14 +485,39 @@ impl StreamDecoder {
                     return Err(ClientError::Protocol(alloc::format!("gRPC message of {len} bytes is over the limit")));
                 }
                 if buf.len() < 5 + len {
-                    return Ok(None);
+                    return Ok((None, None));
                 }
                 let event =
                     if *legacy { grpc::decode_stream_event_v03(&buf[5..5 + len]) } else { grpc::decode_stream_event(&buf[5..5 + len]) };
                 buf.drain(..5 + len);
-                event.map(Some)
+                let id = next.map(|n| n.to_string());
+                *next = next.map(|n| n.plus(1));
+                event.map(|e| (Some(e), id))
             }
         }
+    }
+
+    fn decode_sse(ev: &sse::SseEvent, rpc: bool, version: crate::version::ProtocolVersion) -> Result<v1::StreamResponse, ClientError> {
+        if rpc {
+            return jsonrpc::decode_stream_event(ev.data.as_bytes(), version);
+        }
+        // HTTP+JSON: a bare StreamResponse, or a google.rpc.Status error event.
+        let data = ev.data.as_bytes();
+        if let Ok(v) = serde_json::from_slice::<Value>(data) {
+            if v.get("error").is_some_and(Value::is_object) {
+                let status = v["error"]["code"].as_u64().and_then(|c| u16::try_from(c).ok()).unwrap_or(500);
+                return Err(ClientError::Remote(classify_for(version, status, data)));
+            }
+            // v0.3 peers may send a bare JSON-RPC-style error object as the event.
+            if version.is_legacy() && v.get("code").is_some_and(Value::is_i64) && v.get("message").is_some() && v.get("kind").is_none() {
+                return Err(ClientError::Remote(classify_for(version, 500, data)));
+            }
+        }
+        if version.is_legacy() {
+            return rest::decode_stream_event_v03(data);
+        }
+        crate::codec::json::decode_unchecked::<v1::StreamResponse>(data)
+            .map_err(|e| ClientError::Protocol(alloc::format!("invalid stream event: {e}")))
     }
 
     /// The end of the stream: for gRPC, its trailers decide success.
@@ -548,6 +627,8 @@ pub struct Exchange {
     head: HttpResponse,
     tracker: TaskTracker,
     direct: Option<v1::Message>,
+    /// The id of the last event taken, if the server gives ids.
+    last_event_id: Option<String>,
 }
 
 fn over_limit(what: &str, limit: usize) -> ClientError {
@@ -557,7 +638,15 @@ fn over_limit(what: &str, limit: usize) -> ClientError {
 impl Exchange {
     fn new(call: PreparedCall, limits: ClientLimits) -> Self {
         let req = call.request.clone();
-        Exchange { call, limits, state: XState::ToSend(req), head: HttpResponse::default(), tracker: TaskTracker::empty(), direct: None }
+        Exchange {
+            call,
+            limits,
+            state: XState::ToSend(req),
+            head: HttpResponse::default(),
+            tracker: TaskTracker::empty(),
+            direct: None,
+            last_event_id: None,
+        }
     }
 
     /// The operation.
@@ -583,6 +672,12 @@ impl Exchange {
     /// The direct reply, when a stream's first event was a Message instead of a task.
     pub fn direct_reply(&self) -> Option<&v1::Message> {
         self.direct.as_ref()
+    }
+
+    /// The id of the last stream event taken, when the server gives ids (what
+    /// [`Client::resume`] sends as `Last-Event-ID`). It outlives the stream's end.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
     }
 
     /// True once the answer's head said it is a stream of events: from here on, its bytes
@@ -684,10 +779,18 @@ impl Exchange {
                 }
                 XState::AwaitHead | XState::Body => return Step::Read,
                 XState::Stream(d) | XState::Draining(d, _) => match d.next_event() {
-                    Ok(Some(ev)) => match self.track(&ev, now) {
-                        Ok(()) => return Step::Event(ev),
-                        Err(e) => self.finish(Finished::Failed(e)),
-                    },
+                    Ok(Some(ev)) => {
+                        let id = d.last_event_id().filter(|i| self.last_event_id.as_deref() != Some(*i)).map(String::from);
+                        match self.track(&ev, now) {
+                            Ok(()) => {
+                                if id.is_some() {
+                                    self.last_event_id = id;
+                                }
+                                return Step::Event(ev);
+                            }
+                            Err(e) => self.finish(Finished::Failed(e)),
+                        }
+                    }
                     Ok(None) => {
                         if let XState::Draining(d, trailers) = &self.state {
                             let end = d.finish(trailers);
@@ -742,14 +845,18 @@ mod exchange_tests {
     use crate::op::Request;
     use crate::version::ProtocolVersion;
 
-    fn grpc_subscribe() -> Exchange {
-        let iface = SelectedInterface {
+    fn grpc_iface() -> SelectedInterface {
+        SelectedInterface {
             url: String::from("h:1"),
             binding: Binding::Grpc,
             version: ProtocolVersion::V1_0,
             tenant: String::new(),
             index: 0,
-        };
+        }
+    }
+
+    fn grpc_subscribe() -> Exchange {
+        let iface = grpc_iface();
         let op = Operation::Task(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: String::from("t"), ..Default::default() }));
         Client::new(iface).start(op).unwrap()
     }
@@ -783,5 +890,102 @@ mod exchange_tests {
         // A frame header announcing 10 bytes, then 3 of them, then the end.
         let f = run(&mut grpc_subscribe(), &[("content-type", "application/grpc")], &[0, 0, 0, 0, 10, 1, 2, 3], &[("grpc-status", "0")]);
         assert!(matches!(&f, Finished::Failed(ClientError::Protocol(m)) if m.contains("inside a gRPC message")), "{f:?}");
+    }
+
+    fn rest_stream() -> (Client, Exchange) {
+        let iface = SelectedInterface {
+            url: String::from("http://h:1/a2a/rest"),
+            binding: Binding::HttpJson,
+            version: ProtocolVersion::V1_0,
+            tenant: String::from("acme"),
+            index: 0,
+        };
+        let mut client = Client::new(iface);
+        let op = Operation::Task(Request::SendStreamingMessage(v1::SendMessageRequest::default()));
+        let x = client.start(op).unwrap();
+        (client, x)
+    }
+
+    fn sse(id: Option<&str>, json: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        sse::encode_event_with_id(id, json.as_bytes(), &mut out);
+        out
+    }
+
+    const TASK: &str = r#"{"task":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}"#;
+    const DONE: &str = r#"{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}}"#;
+
+    fn take(x: &mut Exchange) -> usize {
+        let mut n = 0;
+        while let Step::Event(_) = x.poll(Timestamp::default()) {
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn a_broken_stream_resumes_as_a_subscribe_naming_the_last_event_id_and_keeps_its_tracker() {
+        let (mut client, mut x) = rest_stream();
+        assert!(matches!(x.poll(Timestamp::default()), Step::Send(_)));
+        x.handle_head(200, &[(String::from("content-type"), String::from("text/event-stream"))]);
+        // The id outlives events without one (SSE's last event id), an overlong or
+        // unprintable one is not kept.
+        let mut body = sse(Some("00000001-0"), TASK);
+        body.extend(sse(None, TASK));
+        body.extend(sse(Some(&"7".repeat(MAX_RESUME_ID + 1)), TASK));
+        body.extend(sse(Some("bad\u{7}"), TASK));
+        x.handle_body(&body);
+        assert_eq!(take(&mut x), 4);
+        assert_eq!(x.last_event_id(), Some("00000001-0"));
+        x.handle_body(&sse(Some("00000001-1"), TASK));
+        assert_eq!(take(&mut x), 1);
+        // The connection drops here; the exchange is what the host had.
+        let mut again = client.resume(&x).unwrap().expect("a working task resumes");
+        let Step::Send(req) = again.poll(Timestamp::default()) else { panic!("a request first") };
+        assert_eq!((req.method, req.url.as_str()), ("GET", "http://h:1/a2a/rest/acme/tasks/t1:subscribe"));
+        assert!(req.headers.iter().any(|(k, v)| k == "Last-Event-ID" && v == "00000001-1"), "{:?}", req.headers);
+        assert_eq!(again.task().task().id, "t1", "the tracker goes on");
+        assert_eq!(again.last_event_id(), Some("00000001-1"));
+        // The GET's POST fallback names it too.
+        let fallback = again.call.post_fallback.clone().expect("a POST fallback");
+        assert!(fallback.headers.iter().any(|(k, _)| k == "Last-Event-ID"));
+        // A settled task has nothing to resume.
+        again.handle_head(200, &[(String::from("content-type"), String::from("text/event-stream"))]);
+        again.handle_body(&sse(Some("00000001-2"), DONE));
+        assert_eq!(take(&mut again), 1);
+        assert!(client.resume(&again).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_stream_without_a_task_or_a_unary_call_has_nothing_to_resume() {
+        let (mut client, x) = rest_stream();
+        assert!(client.resume(&x).unwrap().is_none(), "no task seen yet");
+        let unary = client.start(Operation::Task(Request::GetTask(v1::GetTaskRequest::default()))).unwrap();
+        assert!(client.resume(&unary).unwrap().is_none());
+    }
+
+    #[test]
+    fn grpc_messages_are_numbered_from_the_heads_event_id() {
+        let mut x = grpc_subscribe();
+        assert!(matches!(x.poll(Timestamp::default()), Step::Send(_)));
+        x.handle_head(
+            200,
+            &[(String::from("content-type"), String::from("application/grpc")), (String::from("a2a-event-id"), String::from("0000000a-5"))],
+        );
+        let task = v1::StreamResponse {
+            payload: Some(v1::stream_response::Payload::Task(v1::Task { id: String::from("t"), ..Default::default() })),
+        };
+        let mut msg = Vec::new();
+        crate::codec::protobuf::encode_into(&task, &mut msg);
+        let mut body = Vec::new();
+        for _ in 0..3 {
+            grpc::encode_frame(&msg, &mut body);
+        }
+        x.handle_body(&body);
+        assert_eq!(take(&mut x), 3);
+        assert_eq!(x.last_event_id(), Some("0000000a-7"));
+        let Some(mut again) = Client::new(grpc_iface()).resume(&x).unwrap() else { panic!("resumable") };
+        let Step::Send(req) = again.poll(Timestamp::default()) else { panic!("a request first") };
+        assert!(req.headers.iter().any(|(k, v)| k == "last-event-id" && v == "0000000a-7"), "{:?}", req.headers);
     }
 }

@@ -20,6 +20,7 @@
 
 use crate::binding::{grpc, jsonrpc, rest, sse};
 use crate::card::{self, Binding};
+use crate::engine::EventId;
 use crate::error::{A2aError, ErrorKind};
 use crate::http::{media_type, HttpRequest, HttpResponse};
 use crate::op::Response;
@@ -81,6 +82,15 @@ pub fn url_path(url: &str) -> String {
     }
 }
 
+/// The request header (gRPC: metadata key) of a resuming subscriber: the id of the last
+/// event it saw. `SubscribeToTask` with it replays what came after (see
+/// [`crate::engine::EventId`]).
+pub const LAST_EVENT_ID_HEADER: &str = "last-event-id";
+
+/// The response header (gRPC: initial metadata) of a v1.0 gRPC stream: the id of its first
+/// message; each later message's id is one more ([`crate::engine::EventId::plus`]).
+pub const EVENT_ID_HEADER: &str = "a2a-event-id";
+
 /// A decoded call, with everything needed to answer it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
@@ -97,6 +107,9 @@ pub struct Call {
     pub auth_headers: Vec<(String, String)>,
     /// The JSON-RPC request id (null for the other bindings).
     pub jsonrpc_id: Value,
+    /// `SubscribeToTask`: the `Last-Event-ID` the subscriber resumes after (header
+    /// `Last-Event-ID`; gRPC metadata `last-event-id`).
+    pub last_event_id: Option<String>,
     /// HTTP+JSON answers are labelled `application/json` when the client used that type.
     plain_json: bool,
 }
@@ -113,7 +126,12 @@ impl Call {
     /// The engine's context for this call, with the principal the application authenticated
     /// (`None` when it did not).
     pub fn engine_context(&self, principal: Option<String>) -> crate::engine::CallContext {
-        crate::engine::CallContext { principal, extensions: self.extensions.clone(), version: self.version }
+        crate::engine::CallContext {
+            principal,
+            extensions: self.extensions.clone(),
+            version: self.version,
+            last_event_id: self.last_event_id.clone(),
+        }
     }
 }
 
@@ -228,6 +246,17 @@ impl Endpoint {
 
     /// Decodes a request into a call, or gives the answer to send right away.
     pub fn decode(&self, req: &HttpRequest<'_>) -> Result<Call, HttpResponse> {
+        let mut call = self.decode_any(req)?;
+        if call.method() == Method::SubscribeToTask {
+            // The same header name on every binding (gRPC metadata keys are lowercase
+            // headers); an id too long to be one of ours is not looked at.
+            call.last_event_id =
+                req.header(LAST_EVENT_ID_HEADER).map(str::trim).filter(|v| v.len() <= crate::engine::MAX_EVENT_ID_LEN).map(String::from);
+        }
+        Ok(call)
+    }
+
+    fn decode_any(&self, req: &HttpRequest<'_>) -> Result<Call, HttpResponse> {
         let ctype = req.header("content-type").map(media_type).unwrap_or_default();
         if ctype.starts_with("application/grpc") && !self.grpc_versions.is_empty() {
             return self.decode_grpc(req, &ctype);
@@ -338,6 +367,7 @@ impl Endpoint {
             extensions,
             auth_headers,
             jsonrpc_id: decoded.id,
+            last_event_id: None,
             plain_json: false,
         })
     }
@@ -394,7 +424,16 @@ impl Endpoint {
         }
         .map_err(|e| fail(&e))?;
         self.capabilities(method).map_err(|e| fail(&e))?;
-        Ok(Call { operation, version, binding: Binding::HttpJson, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json })
+        Ok(Call {
+            operation,
+            version,
+            binding: Binding::HttpJson,
+            extensions,
+            auth_headers,
+            jsonrpc_id: Value::Null,
+            last_event_id: None,
+            plain_json,
+        })
     }
 
     fn decode_grpc(&self, req: &HttpRequest<'_>, ctype: &str) -> Result<Call, HttpResponse> {
@@ -424,7 +463,16 @@ impl Endpoint {
         let operation =
             if legacy { grpc::decode_request_v03(method, message) } else { grpc::decode_request(method, message) }.map_err(|e| fail(&e))?;
         self.capabilities(method).map_err(|e| fail(&e))?;
-        Ok(Call { operation, version, binding: Binding::Grpc, extensions, auth_headers, jsonrpc_id: Value::Null, plain_json: false })
+        Ok(Call {
+            operation,
+            version,
+            binding: Binding::Grpc,
+            extensions,
+            auth_headers,
+            jsonrpc_id: Value::Null,
+            last_event_id: None,
+            plain_json: false,
+        })
     }
 
     // ------------------------------------------------------------------ encode
@@ -496,6 +544,17 @@ impl Endpoint {
         self.with_extensions(call, r)
     }
 
+    /// The response head of a stream whose first event has id `first`: a v1.0 gRPC stream
+    /// says it in the `a2a-event-id` header (its messages carry no id; the later ones count
+    /// up from it by one). SSE events carry their own ids.
+    pub fn stream_start_at(&self, call: &Call, first: Option<EventId>) -> HttpResponse {
+        let mut head = self.stream_start(call);
+        if let Some(first) = first.filter(|_| call.binding == Binding::Grpc && !call.version.is_legacy()) {
+            head.headers.push(header_list(EVENT_ID_HEADER, &first.to_string()));
+        }
+        head
+    }
+
     /// The response head of a stream.
     pub fn stream_start(&self, call: &Call) -> HttpResponse {
         let ctype = if call.binding == Binding::Grpc { grpc::CONTENT_TYPE } else { sse::CONTENT_TYPE };
@@ -506,13 +565,17 @@ impl Endpoint {
         self.with_extensions(call, HttpResponse { status: 200, headers, body: Vec::new(), trailers: Vec::new(), streaming: true })
     }
 
-    /// Appends one stream event in the binding's framing.
-    pub fn stream_event(&self, call: &Call, event: &v1::StreamResponse, out: &mut Vec<u8>) {
+    /// Appends one stream event in the binding's framing; SSE events carry `id` (gRPC
+    /// messages cannot: the stream head's `a2a-event-id` numbers them, see
+    /// [`Endpoint::stream_start_at`]).
+    pub fn stream_event(&self, call: &Call, event: &v1::StreamResponse, id: Option<EventId>, out: &mut Vec<u8>) {
+        let id = id.map(|i| i.to_string());
+        let id = id.as_deref();
         match call.binding {
             Binding::JsonRpc => {
                 let mut data = Vec::new();
                 jsonrpc::encode_stream_event(&call.jsonrpc_id, call.version, event, &mut data);
-                sse::encode_event(&data, out);
+                sse::encode_event_with_id(id, &data, out);
             }
             Binding::Grpc => {
                 let mut msg = Vec::new();
@@ -535,7 +598,7 @@ impl Endpoint {
                         .map_err(|e| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}")))
                 };
                 match r {
-                    Ok(()) => sse::encode_event(&data, out),
+                    Ok(()) => sse::encode_event_with_id(id, &data, out),
                     Err(e) => {
                         let mut body = Vec::new();
                         if call.version.is_legacy() {

@@ -1,9 +1,10 @@
 //! The task engine driven by arbitrary sequences of calls and agent events. Checks: no
 //! panic; every unary call is answered exactly once; nothing is sent on a stream after it
-//! ended; a terminal task never changes again.
+//! ended; a terminal task never changes again; the event ids of one stream count up by one;
+//! a subscriber resuming with any id (one seen, or garbage) is served like the others.
 #![no_main]
 
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, RunEnd, RunId, TaskStore};
+use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, EventId, MemoryStore, Output, Request, RunEnd, RunId, TaskStore};
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::task::{class_of, StateClass};
 use a2a_wire::v1;
@@ -24,6 +25,9 @@ fuzz_target!(|data: &[u8]| {
     let mut streams: BTreeSet<u64> = BTreeSet::new();
     let mut ended: BTreeSet<u64> = BTreeSet::new();
     let mut terminal: BTreeMap<String, v1::Task> = BTreeMap::new();
+    // Ids seen on streams, for resuming subscribers; the last id of each stream.
+    let mut seen_ids: Vec<String> = Vec::new();
+    let mut last_id: BTreeMap<u64, EventId> = BTreeMap::new();
     let mut call = 0u64;
     let mut bytes = data.iter().copied();
     let mut now = 0i64;
@@ -53,6 +57,12 @@ fuzz_target!(|data: &[u8]| {
             }
             3 => {
                 streams.insert(call);
+                let last_event_id = match arg % 4 {
+                    0 | 1 => None,
+                    2 => seen_ids.get(usize::from(arg) % seen_ids.len().max(1)).cloned(),
+                    _ => Some(format!("{:08x}-{}", arg, arg % 7)),
+                };
+                let ctx = CallContext { last_event_id, ..ctx };
                 engine.handle_call(CallId(call), ctx, Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: pick(arg), ..Default::default() }), ts);
             }
             4 => {
@@ -109,7 +119,17 @@ fuzz_target!(|data: &[u8]| {
                         assert!(ended.insert(call.0), "refused stream {} ended twice", call.0);
                     }
                 }
-                Output::Stream { call, .. } => assert!(!ended.contains(&call.0), "event after the end of stream {}", call.0),
+                Output::Stream { call, id, .. } => {
+                    assert!(!ended.contains(&call.0), "event after the end of stream {}", call.0);
+                    if let Some(id) = id {
+                        if let Some(prev) = last_id.insert(call.0, id) {
+                            assert_eq!(id, prev.plus(1), "stream {} skipped or repeated an event id", call.0);
+                        }
+                        if seen_ids.len() < 64 {
+                            seen_ids.push(id.to_string());
+                        }
+                    }
+                }
                 Output::StreamEnd { call, .. } => assert!(ended.insert(call.0), "stream {} ended twice", call.0),
                 Output::Execute(e) => {
                     runs.push(e.id);

@@ -143,14 +143,14 @@ impl Net {
                     let entry = self.calls.get_mut(&call.0).unwrap();
                     entry.1 = Answer::Unary(self.endpoint.respond(&entry.0, result));
                 }
-                Output::Stream { call, event } => {
+                Output::Stream { call, event, .. } => {
                     let entry = self.calls.get_mut(&call.0).unwrap();
                     if let Answer::Pending = entry.1 {
                         entry.1 =
                             Answer::Stream { head: self.endpoint.stream_start(&entry.0), body: vec![], trailers: vec![], ended: false };
                     }
                     if let Answer::Stream { body, .. } = &mut entry.1 {
-                        self.endpoint.stream_event(&entry.0, &event, body);
+                        self.endpoint.stream_event(&entry.0, &event, None, body);
                     }
                 }
                 Output::StreamEnd { call, error } => {

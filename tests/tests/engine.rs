@@ -1,6 +1,8 @@
 //! The task engine's rules, driven in memory with a virtual clock.
 
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response, RunEnd, RunId};
+use a2a_wire::engine::{
+    AgentEvent, CallContext, CallId, Engine, EngineConfig, EventId, EventLogLimits, MemoryStore, Output, Request, Response, RunEnd, RunId,
+};
 use a2a_wire::error::ErrorKind;
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::v1::{self, TaskState};
@@ -90,7 +92,7 @@ impl Harness {
     fn stream_events(out: &[Output], call: CallId) -> Vec<v1::StreamResponse> {
         out.iter()
             .filter_map(|o| match o {
-                Output::Stream { call: c, event } if *c == call => Some(event.clone()),
+                Output::Stream { call: c, event, .. } if *c == call => Some(event.clone()),
                 _ => None,
             })
             .collect()
@@ -852,4 +854,181 @@ fn a_run_that_fails_after_handing_its_task_back_leaves_it_waiting_for_input() {
     h.engine.handle_run_end(exec.id, RunEnd::Failed("crashed afterwards".into()), now);
     h.drain();
     assert_eq!(state_of(&h.get(&exec.task_id).unwrap()), TaskState::InputRequired, "the follow-up can still come");
+}
+
+/// The events of `call` in `out`, with their ids.
+fn stream_ids(out: &[Output], call: CallId) -> Vec<(Option<EventId>, v1::StreamResponse)> {
+    out.iter()
+        .filter_map(|o| match o {
+            Output::Stream { call: c, event, id } if *c == call => Some((*id, event.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn resume(h: &mut Harness, task: &str, last: &str) -> (CallId, Vec<Output>) {
+    let id = CallId(h.next_call);
+    h.next_call += 1;
+    let now = h.tick();
+    let ctx = CallContext { last_event_id: Some(last.into()), ..Default::default() };
+    h.engine.handle_call(id, ctx, Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: task.into(), ..Default::default() }), now);
+    (id, h.drain())
+}
+
+fn artifact(n: u32) -> AgentEvent {
+    AgentEvent::Artifact {
+        artifact: v1::Artifact { artifact_id: format!("a{n}"), parts: vec![text(&n.to_string())], ..Default::default() },
+        append: false,
+        last_chunk: true,
+    }
+}
+
+#[test]
+fn stream_events_are_numbered_per_task_the_snapshot_carrying_the_last_it_holds() {
+    let mut h = Harness::new();
+    let (s1, out) = h.call(Request::SendStreamingMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let mut seen = stream_ids(&h.agent(&exec.task_id, status(TaskState::Working)), s1);
+    seen.extend(stream_ids(&h.agent(&exec.task_id, artifact(1)), s1));
+    let ids: Vec<u64> = seen.iter().map(|(id, _)| id.expect("every task event has an id").seq).collect();
+    assert_eq!(ids, vec![0, 1, 2], "the Task (holding no event yet), then one number per event");
+    let epoch = seen[0].0.unwrap().epoch;
+    assert!(seen.iter().all(|(id, _)| id.unwrap().epoch == epoch));
+    // A new subscriber's snapshot holds events 1 and 2: it carries 2, and goes on with 3.
+    let (s2, out) = h.call(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: exec.task_id.clone(), ..Default::default() }));
+    assert_eq!(stream_ids(&out, s2)[0].0.unwrap().seq, 2);
+    let out = h.agent(&exec.task_id, status(TaskState::Completed));
+    assert_eq!(stream_ids(&out, s1)[0].0.unwrap().seq, 3);
+    assert_eq!(stream_ids(&out, s2), stream_ids(&out, s1));
+    // A direct reply has no task and no id.
+    let (s3, out) = h.call(Request::SendStreamingMessage(send(user("m2", "hi"))));
+    let direct = Harness::execution(&out);
+    let out = h.agent(&direct.task_id, AgentEvent::Message(agent_msg("r", "hello")));
+    assert_eq!(stream_ids(&out, s3).iter().map(|(id, _)| *id).collect::<Vec<_>>(), vec![None]);
+}
+
+#[test]
+fn a_resumed_subscription_gets_exactly_the_missed_events_then_live_ones() {
+    let mut h = Harness::new();
+    let (s1, out) = h.call(Request::SendStreamingMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let task = exec.task_id.clone();
+    let mut original = stream_ids(&h.agent(&task, status(TaskState::Working)), s1);
+    // The connection drops after the client took the Working update (event 1).
+    let last_seen = original[1].0.unwrap();
+    h.engine.handle_call_closed(s1);
+    let mut missed = Vec::new();
+    for n in 1..=3 {
+        missed.extend(stream_ids(&h.agent(&task, artifact(n)), s1));
+    }
+    assert!(missed.is_empty(), "the closed stream gets nothing");
+    let (s2, out) = resume(&mut h, &task, &last_seen.to_string());
+    let replay = stream_ids(&out, s2);
+    assert_eq!(replay.iter().map(|(id, _)| id.unwrap().seq).collect::<Vec<_>>(), vec![2, 3, 4], "no Task first: only what it missed");
+    assert!(replay.iter().all(|(_, e)| matches!(e.payload, Some(v1::stream_response::Payload::ArtifactUpdate(_)))));
+    assert!(!Harness::ended(&out, s2));
+    // Then live, numbered on.
+    let out = h.agent(&task, status(TaskState::Completed));
+    let live = stream_ids(&out, s2);
+    assert_eq!(live.iter().map(|(id, _)| id.unwrap().seq).collect::<Vec<_>>(), vec![5]);
+    assert!(Harness::ended(&out, s2));
+    original.extend(replay);
+    original.extend(live);
+    let seqs: Vec<u64> = original.iter().map(|(id, _)| id.unwrap().seq).collect();
+    assert_eq!(seqs, vec![0, 1, 2, 3, 4, 5], "every event once, in order");
+}
+
+#[test]
+fn resuming_a_task_that_finished_meanwhile_replays_the_end_and_closes() {
+    let mut h = Harness::new();
+    let (s1, out) = h.call(Request::SendStreamingMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let first = stream_ids(&h.agent(&exec.task_id, status(TaskState::Working)), s1);
+    h.engine.handle_call_closed(s1);
+    h.agent(&exec.task_id, artifact(1));
+    h.agent(&exec.task_id, status(TaskState::Completed));
+    let (s2, out) = resume(&mut h, &exec.task_id, &first[1].0.unwrap().to_string());
+    let replay = stream_ids(&out, s2);
+    assert_eq!(replay.len(), 2);
+    assert!(matches!(&replay[1].1.payload, Some(v1::stream_response::Payload::StatusUpdate(u))
+        if u.status.as_ref().unwrap().state == TaskState::Completed as i32));
+    assert!(Harness::ended(&out, s2), "a terminal task: the stream closes after the replay");
+    // Resuming after its last event: nothing more, closed at once.
+    let (s3, out) = resume(&mut h, &exec.task_id, &replay[1].0.unwrap().to_string());
+    assert!(stream_ids(&out, s3).is_empty() && Harness::ended(&out, s3));
+}
+
+#[test]
+fn an_id_the_log_cannot_continue_from_starts_over_with_the_task() {
+    let config = EngineConfig { event_log: EventLogLimits { per_task: 2, ..EventLogLimits::default() }, ..EngineConfig::default() };
+    let mut h = Harness::with(config);
+    let (s1, out) = h.call(Request::SendStreamingMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let first = stream_ids(&h.agent(&exec.task_id, status(TaskState::Working)), s1);
+    let epoch = first[0].0.unwrap().epoch;
+    for n in 1..=3 {
+        h.agent(&exec.task_id, artifact(n));
+    }
+    // Event 2 is no longer kept, another epoch (a restarted server), garbage, the future:
+    // the subscriber gets the current Task, numbered, as a new one would.
+    for last in [
+        EventId { epoch, seq: 1 }.to_string(),
+        EventId { epoch: epoch ^ 1, seq: 3 }.to_string(),
+        "x".into(),
+        EventId { epoch, seq: 99 }.to_string(),
+    ] {
+        let (s, out) = resume(&mut h, &exec.task_id, &last);
+        let got = stream_ids(&out, s);
+        assert_eq!(got.len(), 1, "{last}");
+        assert!(matches!(got[0].1.payload, Some(v1::stream_response::Payload::Task(_))), "{last}");
+        assert_eq!(got[0].0, Some(EventId { epoch, seq: 4 }), "{last}");
+    }
+    // Within what is kept, it resumes.
+    let (s, out) = resume(&mut h, &exec.task_id, &EventId { epoch, seq: 2 }.to_string());
+    assert_eq!(stream_ids(&out, s).iter().map(|(id, _)| id.unwrap().seq).collect::<Vec<_>>(), vec![3, 4]);
+    // A finished task that cannot be resumed gets its final Task and the end, not an error.
+    h.agent(&exec.task_id, status(TaskState::Completed));
+    let (s, out) = resume(&mut h, &exec.task_id, "x");
+    assert_eq!(stream_ids(&out, s).len(), 1);
+    assert!(Harness::ended(&out, s));
+}
+
+#[test]
+fn resuming_is_checked_like_any_subscription_another_principals_task_is_not_found() {
+    let mut h = Harness::new();
+    let (s1, out) = h.call_as(Some("alice"), Request::SendStreamingMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let first = stream_ids(&h.agent(&exec.task_id, status(TaskState::Working)), s1);
+    let id = CallId(900);
+    let now = h.tick();
+    let ctx = CallContext { principal: Some("mallory".into()), last_event_id: Some(first[0].0.unwrap().to_string()), ..Default::default() };
+    h.engine.handle_call(
+        id,
+        ctx,
+        Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: exec.task_id.clone(), ..Default::default() }),
+        now,
+    );
+    let out = h.drain();
+    assert_eq!(Harness::answer(&out, id).unwrap_err().kind(), ErrorKind::TaskNotFound);
+}
+
+#[test]
+fn after_a_restart_old_ids_start_over_and_the_new_sequence_resumes() {
+    let mut h = Harness::new();
+    let (s1, out) = h.call(Request::SendStreamingMessage(send(user("m1", "go"))));
+    let exec = Harness::execution(&out);
+    let before = stream_ids(&h.agent(&exec.task_id, status(TaskState::Working)), s1);
+    let store = std::mem::replace(&mut h.engine, Engine::new(EngineConfig::default(), MemoryStore::new(), 1)).into_store();
+    h.engine = Engine::new(EngineConfig::default(), store, 7);
+    h.engine.resume_lost_runs();
+    h.drain();
+    let (s2, out) = resume(&mut h, &exec.task_id, &before[1].0.unwrap().to_string());
+    let got = stream_ids(&out, s2);
+    assert!(matches!(got[0].1.payload, Some(v1::stream_response::Payload::Task(_))), "an id of the old process starts over");
+    let snap = got[0].0.unwrap();
+    assert_ne!(snap.epoch, before[0].0.unwrap().epoch);
+    h.engine.handle_call_closed(s2);
+    h.agent(&exec.task_id, artifact(1));
+    let (s3, out) = resume(&mut h, &exec.task_id, &snap.to_string());
+    assert_eq!(stream_ids(&out, s3).iter().map(|(id, _)| id.unwrap().seq).collect::<Vec<_>>(), vec![snap.seq + 1]);
 }

@@ -42,6 +42,10 @@ pub struct ClientOptions {
     /// TLS for `https://` URLs: the roots trusted and an optional client certificate.
     /// `None`: the platform's roots (read on the first `https://` call).
     pub tls: Option<crate::tls::ClientTls>,
+    /// How many times in a row a stream that broke off (dropped connection, idle timeout,
+    /// `Unavailable` from the server) is resumed with `SubscribeToTask` and `Last-Event-ID`
+    /// before its error is returned (0: never). The count starts again after each event.
+    pub stream_resumes: u32,
 }
 
 impl Default for ClientOptions {
@@ -54,6 +58,7 @@ impl Default for ClientOptions {
             max_headers: 128,
             answer: ClientLimits::default(),
             tls: None,
+            stream_resumes: 5,
         }
     }
 }
@@ -247,12 +252,7 @@ impl Client {
 
     async fn grpc_conn(&mut self) -> Result<&mut crate::grpc::GrpcConnection, Error> {
         if self.grpc.as_ref().is_none_or(|g| g.is_closed()) {
-            let u = parse_url(&self.core.interface().url)?;
-            let t = self.options.connect_timeout;
-            let conn = crate::io::timeout(t, crate::grpc::GrpcConnection::connect(&u, &self.options))
-                .await
-                .map_err(|_| Error::Timeout { what: "connecting", after: t })??;
-            self.grpc = Some(conn);
+            self.grpc = Some(grpc_dial(&self.core.interface().url, &self.options).await?);
         }
         // Just set above when it was None.
         self.grpc.as_mut().ok_or_else(|| Error::Transport(String::from("no gRPC connection")))
@@ -344,7 +344,16 @@ impl Client {
         if !x.is_streaming() {
             return Err(Error::A2a(ClientError::Local(String::from("not a streaming operation: use Client::call"))));
         }
-        let mut es = EventStream { x, source: None, options: self.options.clone(), grpc: None, failed: false };
+        let mut es = EventStream {
+            x,
+            source: None,
+            options: self.options.clone(),
+            grpc: None,
+            failed: false,
+            core: self.core.clone(),
+            failures: 0,
+            resumed: 0,
+        };
         if self.core.interface().binding == Binding::Grpc {
             es.grpc = Some(self.grpc_conn().await?.clone());
         }
@@ -473,14 +482,47 @@ enum Source {
     Grpc(crate::grpc::GrpcBody),
 }
 
+/// A gRPC connection to `url`, within the connect timeout.
+async fn grpc_dial(url: &str, options: &ClientOptions) -> Result<crate::grpc::GrpcConnection, Error> {
+    let u = parse_url(url)?;
+    let t = options.connect_timeout;
+    crate::io::timeout(t, crate::grpc::GrpcConnection::connect(&u, options))
+        .await
+        .map_err(|_| Error::Timeout { what: "connecting", after: t })?
+}
+
+/// True for the failures after which a stream is worth resuming: the connection dropped or
+/// went quiet, or the server cut the stream off as `Unavailable` (a slow subscriber, a
+/// restart).
+fn breaks_off(e: &Error) -> bool {
+    match e {
+        Error::Transport(_) | Error::Timeout { .. } => true,
+        Error::A2a(ClientError::Remote(a2a_wire::error::Received::A2a(e))) => e.kind() == a2a_wire::error::ErrorKind::Unavailable,
+        _ => false,
+    }
+}
+
 /// The events of one stream, in order. Use [`EventStream::next`] in a loop, or
 /// [`EventStream::into_stream`] for a `futures` stream.
+///
+/// A stream that breaks off mid-task is resumed on its own ([`ClientOptions::stream_resumes`]):
+/// a `SubscribeToTask` with the id of the last event taken (`Last-Event-ID`), after a short
+/// pause that doubles each time. Against a server that keeps its events (a2a-wire does), the
+/// events go on exactly where they stopped: none is lost or seen twice, and
+/// [`EventStream::task`] follows on. A server that does not starts the new stream with the
+/// current Task.
 pub struct EventStream {
     x: Exchange,
     source: Option<Source>,
     options: ClientOptions,
     grpc: Option<crate::grpc::GrpcConnection>,
     failed: bool,
+    /// Builds the resuming requests.
+    core: core_client::Client,
+    /// Resume attempts since the last event.
+    failures: u32,
+    /// Streams resumed so far.
+    resumed: u32,
 }
 
 impl fmt::Debug for EventStream {
@@ -578,8 +620,80 @@ impl EventStream {
         Ok(())
     }
 
-    /// The next event; `None` at the end of the stream. An error ends the stream.
+    /// The next event; `None` at the end of the stream. An error ends the stream (after the
+    /// resumes [`ClientOptions::stream_resumes`] allows, for a stream that broke off).
     pub async fn next(&mut self) -> Option<Result<v1::StreamResponse, Error>> {
+        loop {
+            match self.next_once().await {
+                Some(Err(e)) if breaks_off(&e) => {
+                    if let Err(e) = self.resume_after(e).await {
+                        return Some(Err(e));
+                    }
+                }
+                Some(Ok(ev)) => {
+                    self.failures = 0;
+                    return Some(Ok(ev));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Resumes the stream after it broke off with `error`, trying again while the attempts
+    /// also break off and [`ClientOptions::stream_resumes`] allows. When no attempt gets
+    /// through, `error` stands (why the stream broke, not that the server is still away);
+    /// an attempt answered with another error (the task is gone) ends it with that one.
+    async fn resume_after(&mut self, mut error: Error) -> Result<(), Error> {
+        while self.failures < self.options.stream_resumes {
+            self.failures += 1;
+            match self.resume().await {
+                Ok(true) => {
+                    self.failed = false;
+                    self.resumed += 1;
+                    return Ok(());
+                }
+                // Nothing to resume (no task seen yet, or it is settled): the error stands.
+                Ok(false) => break,
+                // The server is not back yet: the next attempt waits longer.
+                Err(e) if breaks_off(&e) => {}
+                Err(e) => {
+                    error = e;
+                    break;
+                }
+            }
+        }
+        self.failed = true;
+        Err(error)
+    }
+
+    /// Replaces the broken exchange with a `SubscribeToTask` that continues it, after a
+    /// pause (50 ms doubling per attempt, at most 2 s), and starts it. `Ok(false)`: nothing
+    /// to resume.
+    async fn resume(&mut self) -> Result<bool, Error> {
+        let Some(x) = self.core.resume(&self.x)? else { return Ok(false) };
+        let pause = Duration::from_millis(50u64 << self.failures.saturating_sub(1).min(5)).min(Duration::from_secs(2));
+        smol::Timer::after(pause).await;
+        self.x = x;
+        self.source = None;
+        if self.core.interface().binding == Binding::Grpc && self.grpc.as_ref().is_none_or(|g| g.is_closed()) {
+            self.grpc = Some(grpc_dial(&self.core.interface().url, &self.options).await?);
+        }
+        let deadline = self.options.deadline;
+        crate::io::timeout(deadline, self.start()).await.map_err(|_| Error::Timeout { what: "resuming the stream", after: deadline })??;
+        Ok(true)
+    }
+
+    /// How many times the stream was resumed after breaking off.
+    pub fn resumed(&self) -> u32 {
+        self.resumed
+    }
+
+    /// The id of the last event taken, when the server gives ids.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.x.last_event_id()
+    }
+
+    async fn next_once(&mut self) -> Option<Result<v1::StreamResponse, Error>> {
         if self.failed {
             return None;
         }

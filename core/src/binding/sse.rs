@@ -17,6 +17,18 @@ pub const CONTENT_TYPE: &str = "text/event-stream";
 
 /// Appends one event carrying `data` to `out`.
 pub fn encode_event(data: &[u8], out: &mut Vec<u8>) {
+    encode_event_with_id(None, data, out);
+}
+
+/// Appends one event carrying `data`, with an `id:` line when `id` is given (a line break
+/// in it would end the field early, so the id is cut at the first one).
+pub fn encode_event_with_id(id: Option<&str>, data: &[u8], out: &mut Vec<u8>) {
+    if let Some(id) = id {
+        let id = id.split(['\r', '\n']).next().unwrap_or_default();
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
     for line in data.split(|b| *b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         out.extend_from_slice(b"data: ");
@@ -237,25 +249,25 @@ mod tests {
     use super::*;
     use alloc::vec;
 
-    fn all(d: &mut SseDecoder) -> Vec<String> {
-        let mut out = Vec::new();
-        while let Some(e) = d.next_event().unwrap() {
-            out.push(e.data);
-        }
-        out
-    }
-
     #[test]
     fn encode_then_decode_in_every_split() {
         let mut wire = Vec::new();
         encode_event(br#"{"a":1}"#, &mut wire);
-        encode_event(b"two\nlines", &mut wire);
-        assert_eq!(wire, b"data: {\"a\":1}\n\ndata: two\ndata: lines\n\n");
+        encode_event_with_id(Some("e-2"), b"two\nlines", &mut wire);
+        encode_event_with_id(Some("bad\nid"), b"3", &mut wire);
+        assert_eq!(wire, b"data: {\"a\":1}\n\nid: e-2\ndata: two\ndata: lines\n\nid: bad\ndata: 3\n\n");
         for split in 0..wire.len() {
             let mut d = SseDecoder::new(1024);
             d.feed(&wire[..split]);
             d.feed(&wire[split..]);
-            assert_eq!(all(&mut d), vec![String::from(r#"{"a":1}"#), String::from("two\nlines")], "split at {split}");
+            let mut ids = Vec::new();
+            let mut data = Vec::new();
+            while let Some(e) = d.next_event().unwrap() {
+                ids.push(e.id);
+                data.push(e.data);
+            }
+            assert_eq!(data, vec![String::from(r#"{"a":1}"#), String::from("two\nlines"), String::from("3")], "split at {split}");
+            assert_eq!(ids, vec![None, Some(String::from("e-2")), Some(String::from("bad"))], "split at {split}");
         }
     }
 

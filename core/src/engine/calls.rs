@@ -161,11 +161,27 @@ impl<S: TaskStore> Engine<S> {
         if s.started {
             return;
         }
-        let Some(t) = self.store.get(&s.task_id).map(|t| self.snapshot(&t.record.task, s.history_length)) else { return };
+        let task_id = s.task_id.clone();
+        let Some(t) = self.store.get(&task_id).map(|t| self.snapshot(&t.record.task, s.history_length)) else { return };
         if let Some(s) = self.streams.get_mut(&call) {
             s.started = true;
         }
-        self.out.push_back(Output::Stream { call, event: v1::StreamResponse { payload: Some(v1::stream_response::Payload::Task(t)) } });
+        let id = self.snapshot_id(&task_id);
+        self.out.push_back(Output::Stream { call, event: v1::StreamResponse { payload: Some(v1::stream_response::Payload::Task(t)) }, id });
+    }
+
+    /// The id of a Task snapshot of `task_id`: the id of the last event it holds. A task
+    /// that can still change and that this engine has not numbered yet (it was stored by an
+    /// earlier process) starts its sequence here, so a resume from the snapshot misses nothing.
+    fn snapshot_id(&mut self, task_id: &str) -> Option<EventId> {
+        if !self.config.streaming {
+            return None;
+        }
+        if !self.store.get(task_id).is_some_and(|t| is_terminal(t.record.state())) {
+            self.events.open(task_id);
+            self.trim_event_log(task_id);
+        }
+        Some(self.events.current(task_id))
     }
 
     fn replay(
@@ -317,7 +333,32 @@ impl<S: TaskStore> Engine<S> {
             return Err(A2aError::unsupported("Streaming is not supported by this agent (capabilities.streaming)"));
         }
         let stored = self.require_task(&req.tenant, &req.id, ctx)?;
-        if let Some(state) = stored.record.state().filter(|s| task::class(*s) == StateClass::Terminal) {
+        let terminal = stored.record.state().filter(|s| task::class(*s) == StateClass::Terminal);
+        if let Some(last_seen) = ctx.last_event_id.as_deref() {
+            // A resuming subscriber: the events it missed, then live (or the end, when the
+            // task is over); the Task first, as for a new subscriber, when the log cannot
+            // say what it missed.
+            let missed = match self.events.resume(&req.id, last_seen) {
+                events::Resume::Events(missed) => Some(missed),
+                events::Resume::Restart => None,
+            };
+            let epoch = self.events.current(&req.id).epoch;
+            match missed {
+                Some(missed) => {
+                    self.streams.insert(call, Stream { task_id: req.id.clone(), history_length: None, started: true, origin: None });
+                    self.task_streams.entry(req.id.clone()).or_default().push(call);
+                    for (seq, event) in missed {
+                        self.out.push_back(Output::Stream { call, event, id: Some(EventId { epoch, seq }) });
+                    }
+                }
+                None => self.attach(call, &req.id, true, None, false, None),
+            }
+            if terminal.is_some() {
+                self.end_stream(call, None);
+            }
+            return Ok(());
+        }
+        if let Some(state) = terminal {
             return Err(A2aError::unsupported(format!("Task is {} and has no more events to stream; use GetTask", state.as_str_name()))
                 .meta("taskId", req.id.as_str()));
         }

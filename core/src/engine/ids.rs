@@ -40,6 +40,18 @@ impl IdGen {
         h.finish()
     }
 
+    /// A number drawn once per key, independent of the ids (it does not advance the
+    /// counter): the epoch of stream event ids.
+    pub(crate) fn epoch(&self) -> u32 {
+        use core::hash::Hasher as _;
+        #[allow(deprecated)]
+        let mut h = core::hash::SipHasher::new_with_keys(self.k0, self.k1);
+        // A domain no id counter reaches (ids count up from 1).
+        h.write_u64(u64::MAX);
+        h.write(b"event epoch");
+        (h.finish() >> 32) as u32
+    }
+
     /// A UUID v4 text.
     pub(crate) fn uuid(&mut self) -> String {
         let hi = (self.next_u64() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000;

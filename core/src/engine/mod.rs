@@ -62,12 +62,14 @@
 //!   store did not keep.
 
 mod calls;
+mod events;
 mod ids;
 mod persisted;
 mod runs;
 mod store;
 
 pub use crate::op::{Request, Response};
+pub use events::{EventId, EventLogLimits, MAX_EVENT_ID_LEN};
 pub use persisted::{Backend, Batch, Loaded, Persisted};
 pub use store::{MemoryStore, MessageRecord, StoreError, StoredTask, TaskStore};
 
@@ -79,6 +81,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use events::EventLog;
 use ids::IdGen;
 
 /// Identifies one call (chosen by the caller; unique among calls in flight). A plain
@@ -101,11 +104,14 @@ pub struct CallContext {
     /// The protocol version the call is served with (push configs created by a v0.3 call
     /// get v0.3 webhook bodies and v0.3 default ids).
     pub version: crate::version::ProtocolVersion,
+    /// For `SubscribeToTask`: the id of the last event the caller saw on an earlier stream
+    /// of the task (`Last-Event-ID`; gRPC metadata `last-event-id`), to resume after it.
+    pub last_event_id: Option<String>,
 }
 
 impl Default for CallContext {
     fn default() -> Self {
-        CallContext { principal: None, extensions: Vec::new(), version: crate::version::ProtocolVersion::V1_0 }
+        CallContext { principal: None, extensions: Vec::new(), version: crate::version::ProtocolVersion::V1_0, last_event_id: None }
     }
 }
 
@@ -184,6 +190,9 @@ pub enum Output {
         call: CallId,
         /// The event.
         event: v1::StreamResponse,
+        /// Its id, for a subscriber to resume after it (`None` for a direct reply, which
+        /// has no task).
+        id: Option<EventId>,
     },
     /// Close a streaming call (with an error event first when `error` is set).
     StreamEnd {
@@ -245,6 +254,8 @@ pub struct EngineConfig {
     pub visibility: Arc<dyn Visibility>,
     /// Recognise retried messages by `messageId` (see the module docs). Off by default.
     pub dedup_message_ids: bool,
+    /// How many recent events are kept for subscribers that resume with `Last-Event-ID`.
+    pub event_log: EventLogLimits,
 }
 
 impl core::fmt::Debug for EngineConfig {
@@ -254,6 +265,7 @@ impl core::fmt::Debug for EngineConfig {
             .field("streaming", &self.streaming)
             .field("push_notifications", &self.push_notifications)
             .field("dedup_message_ids", &self.dedup_message_ids)
+            .field("event_log", &self.event_log)
             .finish_non_exhaustive()
     }
 }
@@ -266,6 +278,7 @@ impl Default for EngineConfig {
             push_notifications: true,
             visibility: Arc::new(owner_only),
             dedup_message_ids: false,
+            event_log: EventLogLimits::default(),
         }
     }
 }
@@ -336,6 +349,8 @@ pub struct Engine<S: TaskStore = MemoryStore> {
     next_run: u64,
     /// Calls handled since the last flush whose answers depend on a store write.
     unflushed: BTreeSet<CallId>,
+    /// Event ids and recent events per task, for resuming subscribers.
+    events: EventLog,
 }
 
 fn settled(state: Option<TaskState>) -> bool {
@@ -368,10 +383,13 @@ impl<S: TaskStore> Engine<S> {
     /// random one (the transport reads 128 bits from the OS); tests give a fixed one and get
     /// the same ids every run.
     pub fn new(config: EngineConfig, store: S, key: u128) -> Self {
+        let ids = IdGen::new(key);
+        let events = EventLog::new(ids.epoch(), config.event_log);
         Engine {
             config,
             store,
-            ids: IdGen::new(key),
+            ids,
+            events,
             out: VecDeque::new(),
             waiters: BTreeMap::new(),
             streams: BTreeMap::new(),

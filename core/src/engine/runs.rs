@@ -137,6 +137,7 @@ impl<S: TaskStore> Engine<S> {
                     self.out.push_back(Output::Stream {
                         call,
                         event: v1::StreamResponse { payload: Some(v1::stream_response::Payload::Message(m.clone())) },
+                        id: None,
                     });
                     self.end_stream(call, None);
                 }
@@ -238,6 +239,10 @@ impl<S: TaskStore> Engine<S> {
         }
         self.store.insert(StoredTask { record, tenant: run.tenant, owner: run.owner, push_configs });
         self.wrote(task_id, None);
+        if self.config.streaming {
+            self.events.open(task_id);
+            self.trim_event_log(task_id);
+        }
         // returnImmediately calls are answered now; streams get their first event.
         let waiters = self.waiters.remove(task_id).unwrap_or_default();
         let mut keep = Vec::new();
@@ -282,10 +287,16 @@ impl<S: TaskStore> Engine<S> {
 
     /// Sends an event to every stream of the task (in subscription order) and, for task
     /// updates, to every webhook of the task.
+    /// Each event gets the next id of the task's sequence and is kept in the event log, for
+    /// subscribers that resume.
     pub(super) fn publish(&mut self, task_id: &str, event: v1::StreamResponse, webhooks: bool) {
-        for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
-            if self.streams.get(&call).is_some_and(|s| s.started) {
-                self.out.push_back(Output::Stream { call, event: event.clone() });
+        if self.config.streaming {
+            let id = self.events.record(task_id, &event);
+            self.trim_event_log(task_id);
+            for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
+                if self.streams.get(&call).is_some_and(|s| s.started) {
+                    self.out.push_back(Output::Stream { call, event: event.clone(), id: Some(id) });
+                }
             }
         }
         if webhooks {
@@ -300,6 +311,15 @@ impl<S: TaskStore> Engine<S> {
                     self.out.push_back(Output::Webhook { config: p.config.clone(), event, version: p.version });
                 }
             }
+        }
+    }
+
+    /// Brings the event log back within its bounds after a change to `task_id`'s log: the
+    /// least recently updated tasks lose their kept events (a finished task is forgotten).
+    pub(super) fn trim_event_log(&mut self, task_id: &str) {
+        while let Some(victim) = self.events.over_bound(task_id) {
+            let finished = self.store.get(&victim).is_none_or(|t| is_terminal(t.record.state()));
+            self.events.evict(&victim, finished);
         }
     }
 

@@ -567,15 +567,15 @@ impl<S: TaskStore> Service<S> {
                 }
                 None => {}
             },
-            engine::Output::Stream { call, event } => {
+            engine::Output::Stream { call, event, id } => {
                 let Some(Pending::Stream { call: c, started }) = self.calls.get_mut(&call) else { return };
                 if !*started {
                     *started = true;
-                    let head = self.endpoint.stream_start(c);
+                    let head = self.endpoint.stream_start_at(c, id);
                     self.out.push_back(Output::StreamHead { call, head });
                 }
                 let mut bytes = Vec::new();
-                self.endpoint.stream_event(c, &event, &mut bytes);
+                self.endpoint.stream_event(c, &event, id, &mut bytes);
                 if !bytes.is_empty() {
                     self.out.push_back(Output::StreamFrame { call, bytes });
                 }
