@@ -326,3 +326,92 @@ fn a_malicious_server_gets_a_clean_error_not_a_crash_and_a_dripping_one_times_ou
     let (code, _, err) = run(&["send", "http://127.0.0.1:1", "hi", "--timeout", "zero"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn a_webhook_delivery_the_receiver_failed_is_retried_after_a_kill_and_restart_and_taken_once() {
+    use a2a_wire::webhook::receiver::{Delivery, Receiver};
+    use std::sync::{mpsc, Arc, Mutex};
+    let addr = free_addr();
+    let store = temp_store("push-kill");
+    let url = format!("http://{addr}");
+    // The application behind the receiver helper: it fails on the first event it is given
+    // (503: "retry later"), takes every other one.
+    let helper = Arc::new(Mutex::new(Receiver::with_token("t0k")));
+    let taken: Arc<Mutex<Vec<v1::StreamResponse>>> = Arc::default();
+    let (failed_tx, failed_rx) = mpsc::channel::<()>();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let (h, t) = (helper.clone(), taken.clone());
+    let mut failed_once = false;
+    let receiver = a2a_wire_tests::receiver::PlainReceiver::start(move |req| {
+        let Ok(mut rx) = h.lock() else { return 500 };
+        let (verdict, response) = req.with_request(|r| rx.handle(r));
+        match verdict {
+            Ok(d @ Delivery::Event { .. }) if !failed_once => {
+                failed_once = true;
+                let _ = failed_tx.send(());
+                rx.retry_later(&d).status
+            }
+            Ok(Delivery::Event { event, .. }) => {
+                let completed = matches!(&event.payload, Some(v1::stream_response::Payload::StatusUpdate(u))
+                    if u.status.as_ref().is_some_and(|s| s.state == v1::TaskState::Completed as i32));
+                if let Ok(mut list) = t.lock() {
+                    list.push(event);
+                }
+                if completed {
+                    let _ = done_tx.send(());
+                }
+                response.status
+            }
+            _ => response.status,
+        }
+    })
+    .unwrap();
+    let mut server = serve_with(addr, &store, &["--allow-webhook", "127.0.0.1"]);
+    let task_id = smol::block_on(async {
+        let (mut client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
+        let message = |text: &str, task: &str| v1::SendMessageRequest {
+            message: Some(v1::Message {
+                message_id: format!("push-kill-{text}"),
+                role: v1::Role::User as i32,
+                parts: vec![text_part(text)],
+                task_id: task.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let a2a_wire::client::Reply::Task(t) = client.send_message(message("need-input", "")).await.unwrap() else { panic!("a task") };
+        let task_id = t.task().id.clone();
+        if let Ok(mut rx) = helper.lock() {
+            rx.expect_task(&task_id);
+        }
+        let cfg = v1::TaskPushNotificationConfig {
+            task_id: task_id.clone(),
+            url: receiver.url.clone(),
+            token: "t0k".into(),
+            ..Default::default()
+        };
+        client.create_push_config(cfg).await.unwrap();
+        client.send_message(message("go on", &task_id)).await.unwrap();
+        task_id
+    });
+    // The first attempt was answered 503; the retry is due in a few hundred milliseconds.
+    failed_rx.recv_timeout(Duration::from_secs(20)).expect("a first delivery within 20 s");
+    server.0.kill().unwrap();
+    server.0.wait().unwrap();
+    drop(server);
+    // The restarted server has the deliveries from its store and makes them again.
+    let _server = serve_with(addr, &store, &["--allow-webhook", "127.0.0.1"]);
+    done_rx.recv_timeout(Duration::from_secs(20)).expect("the completed event delivered after the restart");
+    let taken = taken.lock().unwrap().clone();
+    let digests: Vec<String> =
+        taken.iter().map(|e| a2a_wire::codec::json::encode(e).map(|b| String::from_utf8_lossy(&b).to_string()).unwrap()).collect();
+    let unique: std::collections::BTreeSet<&String> = digests.iter().collect();
+    assert_eq!(unique.len(), digests.len(), "each event taken once: {digests:#?}");
+    assert!(taken.len() >= 2, "the failed first event and the ones after it: {digests:#?}");
+    assert!(digests.iter().all(|d| d.contains(&task_id)), "{digests:#?}");
+    let last =
+        taken
+            .last()
+            .and_then(|e| if let Some(v1::stream_response::Payload::StatusUpdate(u)) = &e.payload { u.status.clone() } else { None });
+    assert_eq!(last.map(|s| s.state), Some(v1::TaskState::Completed as i32), "in order: the completed event last");
+}

@@ -14,6 +14,12 @@
 //!   flight per queue, a failed attempt retried with exponential backoff on the caller's
 //!   clock ([`Deliveries::poll_timeout`]), a receiver that refuses or stays down dropped after
 //!   the policy's attempts. It never sleeps: the time of the next retry is data.
+//! - Deliveries outlive a restart: every queued delivery is a [`Queued`] record, handed to
+//!   the store when queued and released when it is over ([`Deliveries::poll_change`]); a
+//!   service over a persistent store gives the records it finds back
+//!   ([`Deliveries::restore`]), which start again from their first attempt. So a delivery
+//!   is made at least once even when the server dies between two attempts (the receiver's
+//!   de-duplication, [`receiver::Receiver`], makes it once for the application).
 
 use crate::proto::google::protobuf::Timestamp;
 use crate::v1;
@@ -398,11 +404,45 @@ impl Outcome {
     }
 }
 
+/// A delivery as a store keeps it until it is over: its number (deliveries are made in
+/// this order within their queue), its queue (task and config), and the request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Queued {
+    /// Its number, unique and increasing over the life of the store.
+    pub seq: u64,
+    /// The queue it belongs to.
+    pub queue: String,
+    /// The receiver's URL.
+    pub url: String,
+    /// The request's headers (credentials included: the store keeps them as it keeps the
+    /// push configs they come from).
+    pub headers: Vec<(String, String)>,
+    /// The request's body.
+    pub body: Vec<u8>,
+}
+
+impl Queued {
+    /// The request to send (always a `POST`).
+    pub fn request(&self) -> crate::http::OutgoingRequest {
+        crate::http::OutgoingRequest { method: "POST", url: self.url.clone(), headers: self.headers.clone(), body: self.body.clone() }
+    }
+}
+
+/// What a store must do to keep [`Deliveries`] across a restart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Keep this delivery.
+    Queued(Queued),
+    /// Delivery `seq` is over (delivered, given up, or dropped): forget it.
+    Done(u64),
+}
+
 #[derive(Debug, Default)]
 struct Queue {
-    waiting: VecDeque<crate::http::OutgoingRequest>,
-    /// The delivery being attempted: its request, attempt number and current attempt id.
-    current: Option<(crate::http::OutgoingRequest, u32, Option<DeliveryId>)>,
+    waiting: VecDeque<(u64, crate::http::OutgoingRequest)>,
+    /// The delivery being attempted: its number, request, attempt number and current
+    /// attempt id.
+    current: Option<(u64, crate::http::OutgoingRequest, u32, Option<DeliveryId>)>,
     /// When the current delivery's next attempt is due (while it waits to retry).
     retry_at: Option<Timestamp>,
 }
@@ -425,6 +465,10 @@ pub struct Deliveries {
     next: u64,
     ready: VecDeque<Attempt>,
     gave_up: VecDeque<GaveUp>,
+    /// The number of the next delivery.
+    next_seq: u64,
+    /// For the store, in order.
+    changes: VecDeque<Change>,
 }
 
 /// `t` plus `ms` milliseconds.
@@ -447,16 +491,42 @@ impl Deliveries {
 
     /// Queues a delivery behind the others of its webhook.
     pub fn push(&mut self, queue: String, request: crate::http::OutgoingRequest) {
+        self.next_seq += 1;
+        let seq = self.next_seq;
+        self.changes.push_back(Change::Queued(Queued {
+            seq,
+            queue: queue.clone(),
+            url: request.url.clone(),
+            headers: request.headers.clone(),
+            body: request.body.clone(),
+        }));
+        self.enqueue(seq, queue, request);
+    }
+
+    /// The deliveries a store kept from before a restart (in any order): they are queued
+    /// again, in their order, each from its first attempt. Deliveries pushed later are
+    /// numbered after them.
+    pub fn restore(&mut self, mut kept: Vec<Queued>) {
+        kept.sort_by_key(|q| q.seq);
+        for k in kept {
+            self.next_seq = self.next_seq.max(k.seq);
+            let request = k.request();
+            self.enqueue(k.seq, k.queue, request);
+        }
+    }
+
+    fn enqueue(&mut self, seq: u64, queue: String, request: crate::http::OutgoingRequest) {
         let max = self.policy.max_queued;
         let q = self.queues.entry(queue.clone()).or_default();
         if q.current.is_none() {
-            q.current = Some((request, 1, None));
+            q.current = Some((seq, request, 1, None));
             self.start(&queue);
             return;
         }
-        q.waiting.push_back(request);
+        q.waiting.push_back((seq, request));
         if q.waiting.len() > max {
-            if let Some(old) = q.waiting.pop_front() {
+            if let Some((old_seq, old)) = q.waiting.pop_front() {
+                self.changes.push_back(Change::Done(old_seq));
                 self.gave_up.push_back(GaveUp {
                     url: old.url,
                     reason: format!("the receiver fell more than {max} deliveries behind; the oldest waiting one was dropped"),
@@ -465,10 +535,15 @@ impl Deliveries {
         }
     }
 
+    /// The next change for a persistent store to make, in order (see the module docs).
+    pub fn poll_change(&mut self) -> Option<Change> {
+        self.changes.pop_front()
+    }
+
     /// Makes the queue's current delivery an attempt to send now.
     fn start(&mut self, queue: &str) {
         let Some(q) = self.queues.get_mut(queue) else { return };
-        let Some((request, attempt, id)) = q.current.as_mut() else { return };
+        let Some((_, request, attempt, id)) = q.current.as_mut() else { return };
         self.next += 1;
         let new = DeliveryId(self.next);
         *id = Some(new);
@@ -491,7 +566,8 @@ impl Deliveries {
     pub fn handle_result(&mut self, id: DeliveryId, outcome: Outcome, now: Timestamp) {
         let Some(queue) = self.in_flight.remove(&id) else { return };
         let Some(q) = self.queues.get_mut(&queue) else { return };
-        let Some((request, attempt, _)) = q.current.as_mut() else { return };
+        let Some((seq, request, attempt, _)) = q.current.as_mut() else { return };
+        let seq = *seq;
         if outcome != Outcome::Delivered {
             if outcome.is_retryable() && *attempt < self.policy.attempts.max(1) {
                 let shift = (*attempt - 1).min(30);
@@ -510,7 +586,8 @@ impl Deliveries {
             self.gave_up.push_back(GaveUp { url: request.url.clone(), reason });
         }
         // This delivery is over: the next one of the queue goes.
-        q.current = q.waiting.pop_front().map(|r| (r, 1, None));
+        self.changes.push_back(Change::Done(seq));
+        q.current = q.waiting.pop_front().map(|(n, r)| (n, r, 1, None));
         if q.current.is_some() {
             self.start(&queue);
         } else {
@@ -755,5 +832,59 @@ mod tests {
         d.handle_result(b.id, Outcome::Status(404), at(0));
         assert!(d.poll_timeout().is_none(), "a 404 is not retried");
         assert_eq!(d.poll_attempt().unwrap().request.url, "http://hook/5");
+    }
+
+    #[test]
+    fn every_delivery_is_reported_queued_and_over_and_restored_deliveries_go_out_again_in_order() {
+        let policy = Policy { attempts: 2, backoff_ms: 100, max_backoff_ms: 1_000, jitter_percent: 0, max_queued: 1 };
+        let mut d = Deliveries::new(policy.clone());
+        d.push("a".into(), req(1));
+        d.push("a".into(), req(2));
+        d.push("b".into(), req(3));
+        let changes: Vec<Change> = core::iter::from_fn(|| d.poll_change()).collect();
+        let seqs: Vec<u64> = changes.iter().map(|c| if let Change::Queued(q) = c { q.seq } else { 0 }).collect();
+        assert_eq!(seqs, [1, 2, 3]);
+        assert_eq!(
+            changes[1],
+            Change::Queued(Queued { seq: 2, queue: "a".into(), url: "http://hook/2".into(), headers: Vec::new(), body: Vec::new() })
+        );
+        // A full queue drops its oldest waiting delivery: it is over too.
+        d.push("a".into(), req(4));
+        assert!(matches!(d.poll_change(), Some(Change::Queued(q)) if q.seq == 4));
+        assert_eq!(d.poll_change(), Some(Change::Done(2)));
+        // Delivered, and given up after its attempts: over.
+        let first = d.poll_attempt().unwrap();
+        d.handle_result(first.id, Outcome::Delivered, at(0));
+        assert_eq!(d.poll_change(), Some(Change::Done(1)));
+        let b = d.poll_attempt().unwrap();
+        assert_eq!(b.request.url, "http://hook/3");
+        d.handle_result(b.id, Outcome::Status(503), at(0));
+        assert_eq!(d.poll_change(), None, "a retry is still the same delivery");
+        let fourth = d.poll_attempt().unwrap();
+        assert_eq!(fourth.request.url, "http://hook/4", "queue a goes on meanwhile");
+        d.handle_timeout(at(100));
+        let again = d.poll_attempt().unwrap();
+        assert_eq!((again.request.url.as_str(), again.attempt), ("http://hook/3", 2));
+        d.handle_result(again.id, Outcome::Status(503), at(100));
+        assert_eq!(d.poll_change(), Some(Change::Done(3)));
+        d.handle_result(fourth.id, Outcome::Delivered, at(100));
+        assert_eq!(d.poll_change(), Some(Change::Done(4)));
+        // A restart: what was kept goes out again, in order, from the first attempt, and new
+        // deliveries are numbered after it.
+        let kept = [
+            Queued { seq: 9, queue: "a".into(), url: "http://hook/9".into(), headers: Vec::new(), body: Vec::new() },
+            Queued { seq: 7, queue: "a".into(), url: "http://hook/7".into(), headers: Vec::new(), body: Vec::new() },
+        ];
+        let mut r = Deliveries::new(policy);
+        r.restore(kept.to_vec());
+        assert_eq!(r.poll_change(), None, "restored deliveries are already kept");
+        let a = r.poll_attempt().unwrap();
+        assert_eq!((a.request.url.as_str(), a.attempt, a.request.method), ("http://hook/7", 1, "POST"));
+        r.push("c".into(), req(5));
+        assert!(matches!(r.poll_change(), Some(Change::Queued(q)) if q.seq == 10));
+        r.handle_result(a.id, Outcome::Delivered, at(0));
+        assert_eq!(r.poll_change(), Some(Change::Done(7)));
+        assert_eq!(r.poll_attempt().map(|a| a.request.url), Some("http://hook/5".into()));
+        assert_eq!(r.poll_attempt().map(|a| a.request.url), Some("http://hook/9".into()));
     }
 }

@@ -30,6 +30,7 @@ use a2a_wire::engine::{Backend, Batch, Loaded, MessageRecord, Persisted, PushCon
 use a2a_wire::task::TaskRecord;
 use a2a_wire::v1;
 use a2a_wire::version::ProtocolVersion;
+use a2a_wire::webhook::{Change, Queued};
 use prost::Message as _;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
@@ -161,6 +162,13 @@ impl SqliteBackend {
                  closed_artifacts TEXT NOT NULL,
                  push BLOB NOT NULL,
                  push_versions TEXT NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS webhooks (
+                 seq INTEGER PRIMARY KEY,
+                 queue TEXT NOT NULL,
+                 url TEXT NOT NULL,
+                 headers TEXT NOT NULL,
+                 body BLOB NOT NULL
              );",
         )
         .map_err(db_error)?;
@@ -211,6 +219,18 @@ impl SqliteBackend {
                     Some(r) => remember.execute(params![key, r.task_id, r.sent_task_id, r.sent_context_id])?,
                     None => forget.execute(params![key])?,
                 };
+            }
+            let mut queue =
+                tx.prepare_cached("INSERT OR REPLACE INTO webhooks (seq, queue, url, headers, body) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+            for q in &batch.webhooks_queued {
+                // Numbers beyond SQLite's signed range cannot be made by one store's life; a
+                // list of string pairs always serializes.
+                let seq = i64::try_from(q.seq).unwrap_or(i64::MAX);
+                queue.execute(params![seq, q.queue, q.url, serde_json::to_string(&q.headers).unwrap_or_default(), q.body])?;
+            }
+            let mut done = tx.prepare_cached("DELETE FROM webhooks WHERE seq = ?1")?;
+            for n in &batch.webhooks_done {
+                done.execute(params![i64::try_from(*n).unwrap_or(i64::MAX)])?;
             }
         }
         tx.commit()
@@ -276,6 +296,19 @@ impl Backend for SqliteBackend {
             .map_err(db_error)?;
         for row in rows {
             loaded.messages.push(row.map_err(db_error)?);
+        }
+        let mut stmt = self.db.prepare("SELECT seq, queue, url, headers, body FROM webhooks ORDER BY seq").map_err(db_error)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?, r.get::<_, Vec<u8>>(4)?))
+            })
+            .map_err(db_error)?;
+        for row in rows {
+            let (seq, queue, url, headers, body) = row.map_err(db_error)?;
+            let headers: Vec<(String, String)> =
+                serde_json::from_str(&headers).map_err(|e| StoreError(format!("webhook delivery {seq}: headers: {e}")))?;
+            let seq = u64::try_from(seq).map_err(|_| StoreError(format!("webhook delivery {seq}: a negative number")))?;
+            loaded.webhooks.push(Queued { seq, queue, url, headers, body });
         }
         Ok(loaded)
     }
@@ -355,6 +388,12 @@ impl TaskStore for SqliteStore {
     fn len(&self) -> usize {
         self.inner.len()
     }
+    fn take_webhooks(&mut self) -> Vec<Queued> {
+        self.inner.take_webhooks()
+    }
+    fn webhook_changed(&mut self, change: Change) {
+        self.inner.webhook_changed(change);
+    }
     fn flush(&mut self) -> Result<(), StoreError> {
         self.inner.flush()
     }
@@ -400,6 +439,30 @@ mod tests {
         let p = std::env::temp_dir().join(format!("a2a-wire-store-{}-{line}", std::process::id()));
         let _ = std::fs::remove_file(&p);
         p
+    }
+
+    #[test]
+    fn webhook_deliveries_not_yet_over_come_back_after_reopening() {
+        let path = temp(line!());
+        let queued = |seq: u64| Queued {
+            seq,
+            queue: "t1\u{0}p".into(),
+            url: "https://r.example/hook".into(),
+            headers: vec![("A2A-Notification-Token".into(), format!("tok\"{seq}"))],
+            body: format!("{{\"n\":{seq}}}").into_bytes(),
+        };
+        {
+            let mut s = SqliteStore::open(&path).unwrap();
+            for n in 1..=3 {
+                s.webhook_changed(Change::Queued(queued(n)));
+            }
+            s.flush().unwrap();
+            s.webhook_changed(Change::Done(2));
+            s.flush().unwrap();
+        }
+        let mut s = SqliteStore::open(&path).unwrap();
+        assert_eq!(s.take_webhooks(), vec![queued(1), queued(3)]);
+        assert!(s.take_webhooks().is_empty());
     }
 
     #[test]

@@ -520,6 +520,11 @@ impl<S: TaskStore> Engine<S> {
         r
     }
 
+    /// The store, for the service's webhook records (which live next to the tasks).
+    pub(crate) fn store_mut(&mut self) -> &mut S {
+        &mut self.store
+    }
+
     /// Stops the engine and gives its store back (to hand it to a new engine, as a restarted
     /// server would).
     pub fn into_store(self) -> S {

@@ -6,11 +6,12 @@
 //! database client in Rust, or a store written in C, Python or JavaScript behind a binding:
 //!
 //! - [`Backend::load`] once, when the store opens: every task and message record;
-//! - [`Backend::write`] per flush: the tasks that changed (whole) and the message-index
-//!   entries that changed, to be written atomically. An error leaves the batch collected; it
+//! - [`Backend::write`] per flush: the tasks that changed (whole), the message-index entries
+//!   and the webhook deliveries that changed, to be written atomically. An error leaves the batch collected; it
 //!   is offered again, with whatever changed since, at the next flush.
 
 use super::store::{MemoryStore, MessageRecord, StoreError, StoredTask, TaskStore};
+use crate::webhook::{Change, Queued};
 use alloc::boxed::Box;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
@@ -23,6 +24,8 @@ pub struct Loaded {
     pub tasks: Vec<StoredTask>,
     /// Every message-index entry.
     pub messages: Vec<(String, MessageRecord)>,
+    /// Every webhook delivery not yet over.
+    pub webhooks: Vec<Queued>,
 }
 
 /// The changes of one flush.
@@ -33,6 +36,11 @@ pub struct Batch<'a> {
     pub tasks: Vec<&'a StoredTask>,
     /// Message-index changes: the record to keep, or `None` to delete the key.
     pub messages: Vec<(&'a str, Option<&'a MessageRecord>)>,
+    /// Webhook deliveries to keep (an insert by `seq`), and the numbers of those that are
+    /// over (to delete; a number never written is not an error).
+    pub webhooks_queued: Vec<&'a Queued>,
+    /// See [`Batch::webhooks_queued`].
+    pub webhooks_done: Vec<u64>,
 }
 
 /// Durable storage for [`Persisted`].
@@ -49,6 +57,10 @@ pub struct Persisted<B: Backend> {
     mem: MemoryStore,
     dirty: BTreeSet<String>,
     messages: BTreeMap<String, bool>,
+    /// Webhook changes since the last write: a delivery to keep, or `None` for one over.
+    webhooks: BTreeMap<u64, Option<Queued>>,
+    /// What the backend held when the store opened, until [`TaskStore::take_webhooks`].
+    restored: Vec<Queued>,
     write_errors: u64,
 }
 
@@ -73,7 +85,15 @@ impl<B: Backend> Persisted<B> {
         for (k, r) in loaded.messages {
             mem.remember_message(k, r);
         }
-        Ok(Persisted { backend, mem, dirty: BTreeSet::new(), messages: BTreeMap::new(), write_errors: 0 })
+        Ok(Persisted {
+            backend,
+            mem,
+            dirty: BTreeSet::new(),
+            messages: BTreeMap::new(),
+            webhooks: BTreeMap::new(),
+            restored: loaded.webhooks,
+            write_errors: 0,
+        })
     }
 
     /// The backend.
@@ -93,7 +113,7 @@ impl<B: Backend> Persisted<B> {
 
     /// True when changes wait to be written.
     pub fn has_pending(&self) -> bool {
-        !self.dirty.is_empty() || !self.messages.is_empty()
+        !self.dirty.is_empty() || !self.messages.is_empty() || !self.webhooks.is_empty()
     }
 }
 
@@ -130,6 +150,24 @@ impl<B: Backend> TaskStore for Persisted<B> {
     fn len(&self) -> usize {
         self.mem.len()
     }
+    fn take_webhooks(&mut self) -> Vec<Queued> {
+        core::mem::take(&mut self.restored)
+    }
+    fn webhook_changed(&mut self, change: Change) {
+        match change {
+            Change::Queued(q) => {
+                self.webhooks.insert(q.seq, Some(q));
+            }
+            Change::Done(seq) => {
+                // Queued and over before any write: nothing to write at all.
+                if let Some(Some(_)) = self.webhooks.get(&seq) {
+                    self.webhooks.remove(&seq);
+                } else {
+                    self.webhooks.insert(seq, None);
+                }
+            }
+        }
+    }
     fn flush(&mut self) -> Result<(), StoreError> {
         if !self.has_pending() {
             return Ok(());
@@ -137,11 +175,14 @@ impl<B: Backend> TaskStore for Persisted<B> {
         let batch = Batch {
             tasks: self.dirty.iter().filter_map(|id| self.mem.get(id)).collect(),
             messages: self.messages.iter().map(|(k, keep)| (k.as_str(), if *keep { self.mem.message(k) } else { None })).collect(),
+            webhooks_queued: self.webhooks.values().flatten().collect(),
+            webhooks_done: self.webhooks.iter().filter(|(_, q)| q.is_none()).map(|(n, _)| *n).collect(),
         };
         match self.backend.write(&batch) {
             Ok(()) => {
                 self.dirty.clear();
                 self.messages.clear();
+                self.webhooks.clear();
                 Ok(())
             }
             Err(e) => {
@@ -161,6 +202,7 @@ mod tests {
     struct Log {
         tasks: BTreeMap<String, StoredTask>,
         messages: BTreeMap<String, MessageRecord>,
+        webhooks: BTreeMap<u64, Queued>,
         fail: bool,
         writes: usize,
     }
@@ -170,6 +212,7 @@ mod tests {
             Ok(Loaded {
                 tasks: self.tasks.values().cloned().collect(),
                 messages: self.messages.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                webhooks: self.webhooks.values().cloned().collect(),
             })
         }
         fn write(&mut self, batch: &Batch<'_>) -> Result<(), StoreError> {
@@ -185,6 +228,12 @@ mod tests {
                     Some(r) => self.messages.insert(String::from(*k), (*r).clone()),
                     None => self.messages.remove(*k),
                 };
+            }
+            for q in &batch.webhooks_queued {
+                self.webhooks.insert(q.seq, (*q).clone());
+            }
+            for n in &batch.webhooks_done {
+                self.webhooks.remove(n);
             }
             Ok(())
         }
@@ -215,5 +264,36 @@ mod tests {
         assert_eq!((reopened.len(), reopened.get("a").is_some(), reopened.message("k")), (2, true, None));
         s.flush().unwrap();
         assert_eq!(s.backend().writes, 0, "nothing pending: no write");
+    }
+
+    fn queued(seq: u64) -> Queued {
+        Queued {
+            seq,
+            queue: String::from("t\u{0}c"),
+            url: String::from("https://r/hook"),
+            headers: Vec::new(),
+            body: Vec::from(&b"{}"[..]),
+        }
+    }
+
+    #[test]
+    fn webhook_deliveries_are_written_with_the_batch_and_come_back_after_reopening() {
+        let mut s = Persisted::open(Log::default()).unwrap();
+        s.webhook_changed(Change::Queued(queued(1)));
+        s.webhook_changed(Change::Queued(queued(2)));
+        s.webhook_changed(Change::Queued(queued(3)));
+        // Over before any write: never written.
+        s.webhook_changed(Change::Done(3));
+        s.flush().unwrap();
+        assert_eq!(s.backend().webhooks.keys().copied().collect::<Vec<_>>(), [1, 2]);
+        s.webhook_changed(Change::Done(1));
+        s.backend_mut().fail = true;
+        assert!(s.flush().is_err());
+        assert!(s.has_pending(), "a failed write keeps the webhook change");
+        s.backend_mut().fail = false;
+        s.flush().unwrap();
+        let mut reopened = Persisted::open(core::mem::take(s.backend_mut())).unwrap();
+        assert_eq!(reopened.take_webhooks(), [queued(2)]);
+        assert!(reopened.take_webhooks().is_empty(), "handed over once");
     }
 }

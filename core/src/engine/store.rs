@@ -90,6 +90,17 @@ pub trait TaskStore {
     fn flush(&mut self) -> Result<(), StoreError> {
         Ok(())
     }
+    /// Webhook deliveries this store kept from before a restart, handed over once (to the
+    /// service that opens it; see [`crate::webhook::Deliveries::restore`]). Memory stores
+    /// keep none.
+    fn take_webhooks(&mut self) -> Vec<crate::webhook::Queued> {
+        Vec::new()
+    }
+    /// A webhook delivery was queued or is over: a persistent store keeps the queued ones
+    /// (written at the next [`TaskStore::flush`], with the task changes that made them).
+    fn webhook_changed(&mut self, change: crate::webhook::Change) {
+        let _ = change;
+    }
 }
 
 /// A hash map from string ids, for the in-memory store, split in [`SHARDS`] tables that grow

@@ -282,6 +282,9 @@ impl<S: TaskStore> Service<S> {
             .map_err(|e| ConfigError(format!("the card cannot be published: {e}")))?;
         let mut engine = Engine::new(config.engine, store, key);
         engine.resume_lost_runs();
+        // Deliveries a persistent store kept from before a restart go out again.
+        let mut deliveries = Deliveries::new(config.webhooks);
+        deliveries.restore(engine.store_mut().take_webhooks());
         Ok(Service {
             endpoint,
             engine,
@@ -292,7 +295,7 @@ impl<S: TaskStore> Service<S> {
             calls: BTreeMap::new(),
             next_call: 0,
             out: VecDeque::new(),
-            deliveries: Deliveries::new(config.webhooks),
+            deliveries,
             log: config.log,
             needs_flush: true,
             shutting_down: false,
@@ -463,6 +466,16 @@ impl<S: TaskStore> Service<S> {
     /// The outcome of a webhook attempt.
     pub fn handle_webhook_result(&mut self, id: DeliveryId, outcome: Outcome, now: Timestamp) {
         self.deliveries.handle_result(id, outcome, now);
+        self.sync_webhooks();
+    }
+
+    /// Hands the delivery queues' changes to the store (a persistent one writes them at the
+    /// next flush, which comes before the next attempt goes out).
+    fn sync_webhooks(&mut self) {
+        while let Some(change) = self.deliveries.poll_change() {
+            self.engine.store_mut().webhook_changed(change);
+            self.needs_flush = true;
+        }
     }
 
     /// Time passed: due webhook retries become attempts.
@@ -531,6 +544,10 @@ impl<S: TaskStore> Service<S> {
                 self.translate(o);
                 continue;
             }
+            if self.needs_flush {
+                // Deliveries just queued are kept before their first attempt goes out.
+                continue;
+            }
             while let Some(g) = self.deliveries.poll_gave_up() {
                 self.log.log(Level::Error, &format!("webhook {} not delivered: {}", g.url, g.reason));
             }
@@ -591,7 +608,10 @@ impl<S: TaskStore> Service<S> {
             }
             engine::Output::CancelExecution { run, task_id } => self.out.push_back(Output::CancelRun { run, task_id }),
             engine::Output::Webhook { config, event, version } => match webhook::request(&config, version, &event) {
-                Ok(req) => self.deliveries.push(format!("{}\u{0}{}", config.task_id, config.id), req),
+                Ok(req) => {
+                    self.deliveries.push(format!("{}\u{0}{}", config.task_id, config.id), req);
+                    self.sync_webhooks();
+                }
                 Err(e) => self.log.log(Level::Error, &format!("webhook for task {} not encoded: {e}", config.task_id)),
             },
         }

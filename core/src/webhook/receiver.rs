@@ -120,6 +120,20 @@ impl Receiver {
         (r, response)
     }
 
+    /// The application could not take `delivery` (its database was down, say): the event
+    /// is forgotten, so that the sender's redelivery is handed over again, and the answer is
+    /// `503` (the sender retries it). A duplicate is left as it is.
+    pub fn retry_later(&mut self, delivery: &Delivery) -> HttpResponse {
+        if let Delivery::Event { task_id, event } = delivery {
+            if let (Some(seen), Ok(d)) = (self.tasks.get_mut(task_id), digest(event)) {
+                if let Some(i) = seen.iter().rposition(|x| *x == d) {
+                    seen.remove(i);
+                }
+            }
+        }
+        HttpResponse { status: 503, headers: alloc::vec![(String::from("Retry-After"), String::from("1"))], ..HttpResponse::default() }
+    }
+
     fn judge(&mut self, req: &HttpRequest<'_>) -> Result<Delivery, A2aError> {
         if !req.method.eq_ignore_ascii_case("POST") {
             return Err(A2aError::with_message(ErrorKind::MethodNotFound, "a webhook takes POST only"));
@@ -247,6 +261,22 @@ mod tests {
             let Some(v1::stream_response::Payload::Task(t)) = event.payload else { panic!("{version}: not a task") };
             assert_eq!((t.id.as_str(), t.status.map(|s| s.state)), ("t-1", Some(v1::TaskState::Completed as i32)), "{version}");
         }
+    }
+
+    #[test]
+    fn an_event_the_application_could_not_take_is_handed_over_again_when_redelivered() {
+        let mut rx = Receiver::with_token("tok");
+        rx.expect_task("t-1");
+        let working = sent("tok", ProtocolVersion::V1_0, v1::TaskState::Working);
+        let (first, _) = deliver(&mut rx, &working);
+        let first = first.expect("a new event");
+        let resp = rx.retry_later(&first);
+        assert_eq!(resp.status, 503, "the sender retries a 503");
+        let (again, resp) = deliver(&mut rx, &working);
+        assert_eq!(again, Ok(first.clone()), "the redelivery is handed over, not taken for a duplicate");
+        assert_eq!(resp.status, 204);
+        let (third, _) = deliver(&mut rx, &working);
+        assert_eq!(third, Ok(Delivery::Duplicate { task_id: String::from("t-1") }));
     }
 
     #[test]
