@@ -76,8 +76,8 @@ bench-tls:
 nostd:
 	$(CARGO) build -p a2a-wire-proto --target $(THUMB)
 	$(CARGO) build -p a2a-wire --no-default-features --target $(THUMB)
-	cd nostd-probe && CARGO_TARGET_DIR=../target/nostd-probe $(CARGO) build --release
-	cc nostd-probe/probe.c target/nostd-probe/release/liba2a_wire_nostd_probe.a -lpthread -ldl -lm -o target/nostd-probe/probe
+	cd nostd-probe && CARGO_TARGET_DIR=../target/nostd-probe $(CARGO) build
+	cc nostd-probe/probe.c target/nostd-probe/debug/liba2a_wire_nostd_probe.a -lpthread -ldl -lm -o target/nostd-probe/probe
 	./target/nostd-probe/probe
 	@if RUSTFLAGS="--cfg a2a_wire_std_canary" $(CARGO) build -p a2a-wire --no-default-features --target $(THUMB) \
 	      --target-dir target/nostd-canary 2> target/nostd-canary.log; then \
@@ -86,16 +86,19 @@ nostd:
 	  echo "no_std self-test: a std use in the core fails the build, as it must"; \
 	else cat target/nostd-canary.log; echo "no_std self-test failed for another reason"; exit 1; fi
 
-# Each fuzz target for a short bounded time, seeded from the golden vectors.
+# Each fuzz target for a short bounded time, seeded from the golden vectors. The smoke run
+# uses the dev profile (opt-level 1, fuzz/Cargo.toml): the sanitizer release build takes
+# several times longer for a few seconds of fuzzing. Long runs: `cargo fuzz run TARGET`.
+FUZZ_RUN := RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run --dev
 fuzz-smoke:
 	python3 fuzz/seed.py
-	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build
-	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run v1_json_decode corpus/v1_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run v03_json_decode corpus/v03_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run service_params corpus/service_params -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run engine_calls corpus/engine_calls -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build --dev
+	cd fuzz && $(FUZZ_RUN) v1_json_decode corpus/v1_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+	cd fuzz && $(FUZZ_RUN) v03_json_decode corpus/v03_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+	cd fuzz && $(FUZZ_RUN) service_params corpus/service_params -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
+	cd fuzz && $(FUZZ_RUN) engine_calls corpus/engine_calls -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	for t in jsonrpc_request rest_request grpc_request sse_decoder http1_response jcs; do \
-	  (cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048) || exit 1; \
+	  (cd fuzz && $(FUZZ_RUN) $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048) || exit 1; \
 	done
 
 # ---- The C binding (ffi-c/): liba2a_wire.so / .a and include/a2a_wire.h -----------------
@@ -152,9 +155,10 @@ bench-c: interop-py
 	cc -O2 -Wall -Wextra -Iffi-c/include examples/c/agent.c target/release/liba2a_wire.a -lpthread -ldl -lm -o $(C_BENCH)/agent
 	python3 bench/c/run.py
 
-# The benchmarks must keep compiling; `make bench` runs them (see BENCHMARKS.md).
+# The benchmarks must keep compiling (type-checked: their optimized build is what `make
+# bench` makes, see BENCHMARKS.md).
 bench-build:
-	$(CARGO) bench -p a2a-wire-bench --no-run
+	$(CARGO) check -p a2a-wire-bench --benches --bins
 
 bench:
 	$(CARGO) bench -p a2a-wire-bench -- --noplot

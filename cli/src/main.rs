@@ -8,6 +8,9 @@
 //! a2a-wire list URL [--context ID] [--state STATE] [--page-size N] [--json]
 //! a2a-wire cancel URL TASK_ID [--json]
 //! a2a-wire subscribe URL TASK_ID [--json]
+//! a2a-wire sign-card --card-key FILE [--card-kid KID] [--card-jku URL] CARD.json
+//! a2a-wire verify-card --card-keys JWKS [--spec-form-only] CARD.json
+//! a2a-wire card-key --card-key FILE [--card-kid KID]
 //! ```
 //!
 //! Exit status: 0 success, 1 the peer answered with an error (an A2A error, or an HTTP/gRPC
@@ -39,6 +42,9 @@ const USAGE: &str = "usage:
   a2a-wire list URL [--context ID] [--state STATE] [--page-size N] [...]
   a2a-wire cancel URL TASK_ID [...]
   a2a-wire subscribe URL TASK_ID [...]
+  a2a-wire sign-card --card-key FILE [--card-kid KID] [--card-jku URL] CARD.json
+  a2a-wire verify-card --card-keys JWKS [--spec-form-only] CARD.json
+  a2a-wire card-key --card-key FILE [--card-kid KID]
 
 URL is the agent's base URL or the URL of its Agent Card. The client picks the first
 interface of the card it speaks; --binding and --version narrow the choice. --timeout
@@ -50,7 +56,11 @@ every call; each principal sees only its own tasks. Clients send it with --heade
 --tls-cert FILE --tls-key FILE (PEM) serve HTTPS: HTTP/1.1 and HTTP/2 (gRPC) by ALPN on the
 one port, the card listing https:// URLs; changed files are read again. Clients verify
 https:// agents against the platform's roots, or only against --ca-file FILE (PEM); serve's
---ca-file is what webhook receivers are verified against.";
+--ca-file is what webhook receivers are verified against.
+Agent Card signatures (ES256, EdDSA): serve --card-key FILE (a private JWK, or a PKCS#8
+PEM key with --card-kid) signs the card it serves; clients given --card-keys JWKS check
+the card's signature, and --require-signed-card refuses an unsigned one. sign-card and
+verify-card do the same to a card file; card-key prints a key's public JWKS.";
 
 /// Parsed options: positional arguments and `--name value` / `--flag` options.
 struct Args {
@@ -58,7 +68,7 @@ struct Args {
     options: Vec<(String, Option<String>)>,
 }
 
-const FLAGS: &[&str] = &["--json", "--stream", "--allow-private-webhooks", "--help"];
+const FLAGS: &[&str] = &["--json", "--stream", "--allow-private-webhooks", "--help", "--require-signed-card", "--spec-form-only"];
 
 impl Args {
     fn parse(raw: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -154,9 +164,44 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-const SERVE_OPTIONS: &[&str] =
-    &["--addr", "--store", "--allow-private-webhooks", "--allow-webhook", "--bearer-tokens", "--tls-cert", "--tls-key", "--ca-file"];
-const CLIENT_OPTIONS: &[&str] = &["--json", "--binding", "--version", "--header", "--timeout", "--ca-file"];
+const SERVE_OPTIONS: &[&str] = &[
+    "--addr",
+    "--store",
+    "--allow-private-webhooks",
+    "--allow-webhook",
+    "--bearer-tokens",
+    "--tls-cert",
+    "--tls-key",
+    "--ca-file",
+    "--card-key",
+    "--card-kid",
+    "--card-jku",
+];
+const CLIENT_OPTIONS: &[&str] =
+    &["--json", "--binding", "--version", "--header", "--timeout", "--ca-file", "--card-keys", "--require-signed-card"];
+
+/// `--card-key FILE [--card-kid KID]`: the key that signs cards.
+fn card_key(args: &Args) -> Result<Option<a2a_wire_smol::signing::SigningKey>, Failure> {
+    let Some(file) = args.value("--card-key") else { return Ok(None) };
+    a2a_wire_smol::signing::SigningKey::from_file(file, args.value("--card-kid"))
+        .map(Some)
+        .map_err(|e| Failure::Usage(format!("--card-key {file}: {e}")))
+}
+
+/// `--card-keys JWKS`: the keys card signatures are checked against.
+fn card_keys(args: &Args) -> Result<Option<a2a_wire_smol::signing::CardKeySet>, Failure> {
+    let Some(file) = args.value("--card-keys") else { return Ok(None) };
+    a2a_wire_smol::signing::CardKeySet::from_jwks_file(file).map(Some).map_err(|e| Failure::Usage(format!("--card-keys {file}: {e}")))
+}
+
+fn read_card_file(path: &str) -> Result<v1::AgentCard, Failure> {
+    let text = std::fs::read(path).map_err(|e| Failure::Usage(format!("{path}: {e}")))?;
+    a2a_wire::codec::json::decode_unchecked(&text).map_err(|e| Failure::Usage(format!("{path}: not a v1.0 Agent Card: {e}")))
+}
+
+fn signature_failure(e: a2a_wire::signing::SignatureError) -> Failure {
+    Failure::Agent(Error::Card(e.to_string()))
+}
 
 /// `--ca-file FILE`: trust exactly the certificate authorities of FILE (PEM) for https://
 /// instead of the platform's.
@@ -179,6 +224,8 @@ fn client_options(args: &Args) -> Result<a2a_wire_smol::ClientOptions, Failure> 
         options.deadline = std::time::Duration::from_secs_f64(secs);
     }
     options.tls = ca_file(args)?;
+    options.card_keys = card_keys(args)?.map(Arc::new);
+    options.require_signed_card = args.flag("--require-signed-card");
     Ok(options)
 }
 
@@ -192,8 +239,35 @@ async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
         }
         "card" => {
             allow(&[])?;
-            let view = a2a_wire_smol::client::fetch_card_with(&pos(1, "URL")?, &client_options(args)?).await?;
+            let (view, verified) = a2a_wire_smol::client::fetch_card_checked(&pos(1, "URL")?, &client_options(args)?).await?;
+            if let Some(v) = verified {
+                eprintln!("a2a-wire: the card's signature {} verifies ({}, key {})", v.index, v.alg, v.kid);
+            }
             out.card(&view.card);
+            Ok(())
+        }
+        "sign-card" => {
+            args.check(&["--card-key", "--card-kid", "--card-jku"]).map_err(Failure::Usage)?;
+            let key = card_key(args)?.ok_or_else(|| Failure::Usage(String::from("sign-card needs --card-key FILE")))?;
+            let card = read_card_file(&pos(1, "CARD.json")?)?;
+            let signed = key.sign_card(&card, args.value("--card-jku")).map_err(signature_failure)?;
+            let json = a2a_wire::codec::json::encode(&signed).map_err(|e| Failure::Agent(Error::Card(e.to_string())))?;
+            println!("{}", String::from_utf8_lossy(&json));
+            Ok(())
+        }
+        "verify-card" => {
+            args.check(&["--card-keys", "--spec-form-only"]).map_err(Failure::Usage)?;
+            let keys = card_keys(args)?.ok_or_else(|| Failure::Usage(String::from("verify-card needs --card-keys JWKS")))?;
+            let card = read_card_file(&pos(1, "CARD.json")?)?;
+            let how = a2a_wire::signing::Verification { accept_sdk_form: !args.flag("--spec-form-only") };
+            let v = keys.verify_card(&card, how).map_err(signature_failure)?;
+            println!("verified: signature {} ({}, key {}, payload {:?})", v.index, v.alg, v.kid, v.form);
+            Ok(())
+        }
+        "card-key" => {
+            args.check(&["--card-key", "--card-kid"]).map_err(Failure::Usage)?;
+            let key = card_key(args)?.ok_or_else(|| Failure::Usage(String::from("card-key needs --card-key FILE")))?;
+            println!("{}", serde_json::json!({ "keys": [key.public_jwk()] }));
             Ok(())
         }
         "send" => {
@@ -385,6 +459,15 @@ async fn serve(args: &Args) -> Result<(), Failure> {
         }
         eprintln!("a2a-wire: {} bearer token(s) from {file}; calls without one are refused", tokens.len());
         config = config.with_bearer_tokens(tokens);
+    }
+    // The served card signed (last: every change to the card comes before).
+    if let Some(key) = card_key(args)? {
+        config.sign_cards(&key, args.value("--card-jku")).map_err(signature_failure)?;
+        eprintln!(
+            "a2a-wire: the card is signed ({}, key {})",
+            a2a_wire::signing::CardSigner::alg(&key),
+            a2a_wire::signing::CardSigner::kid(&key)
+        );
     }
     let card = config.card.clone();
     let agent = Arc::new(a2a_wire_smol::demo::EchoAgent::default());

@@ -51,6 +51,7 @@ pub mod log;
 pub mod op;
 pub mod server;
 pub mod service;
+pub mod signing;
 pub mod task;
 pub mod v03;
 pub mod version;

@@ -11,8 +11,33 @@ use a2a_wire::op::{Operation, Request};
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::v1;
 use a2a_wire::version::ProtocolVersion;
-use a2a_wire_smol::http1::{parse_response_head, response_framing, ChunkedDecoder, Limits};
+use http1::{parse_response_head, response_framing, ChunkedDecoder, Limits};
 use libfuzzer_sys::fuzz_target;
+
+/// The transport's own HTTP/1.1 module, compiled here without the rest of the transport
+/// (TLS with ring, HTTP/2, the server), which the sanitizer build would otherwise compile
+/// for nothing: it is the same source file the client and server use.
+#[allow(dead_code, unused_imports)]
+#[path = "../../transport/src/http1.rs"]
+mod http1;
+
+/// What `http1` takes from the transport's `io` module.
+mod io {
+    /// A time limit passed.
+    #[derive(Debug)]
+    pub struct TimedOut;
+
+    /// `f`, or `TimedOut` after `d`.
+    pub async fn timeout<T>(d: std::time::Duration, f: impl std::future::Future<Output = T>) -> Result<T, TimedOut> {
+        use smol::future::FutureExt;
+        async { Ok(f.await) }
+            .or(async {
+                smol::Timer::after(d).await;
+                Err(TimedOut)
+            })
+            .await
+    }
+}
 
 const LIMIT: usize = 4096;
 

@@ -74,6 +74,7 @@ pub fn generate(pool: &DescriptorPool) -> String {
         g.deserialize(&mut out);
         g.validate(&mut out);
     }
+    gen_signing_schema(&mut out, &messages, &behavior);
     // The list of messages, for code that dispatches on a type name.
     out.push_str("/// Calls `$cb!` with the full proto name and Rust path of every message that has ProtoJSON.\n");
     out.push_str("#[macro_export]\nmacro_rules! for_each_message {\n    ($cb:ident) => {\n        $cb! {\n");
@@ -561,6 +562,73 @@ impl MessageGen {
         )
         .unwrap();
     }
+}
+
+/// The schema the card-signing canonical form (spec 8.4.1) walks: per message, each field's
+/// JSON name, the JSON of its value when it is REQUIRED and absent (the ProtoJSON printer
+/// omits REQUIRED strings, lists and maps at their default, the canonical form keeps them),
+/// and the message type to walk into (not for Struct or Value, which are free JSON).
+fn gen_signing_schema(out: &mut String, messages: &[MessageDescriptor], behavior: &prost_reflect::ExtensionDescriptor) {
+    out.push_str("/// One field of a message, for the card-signing canonical form (spec 8.4.1).\n");
+    out.push_str(
+        "#[derive(Clone, Copy, Debug, PartialEq, Eq)]\npub struct SigningField {\n    /// Its JSON name.\n    pub json: &'static str,\n",
+    );
+    out.push_str("    /// The JSON of its value when it is REQUIRED and the printer omitted it (a default).\n    pub required_default: Option<&'static str>,\n");
+    out.push_str(
+        "    /// The full name of its message type (of the elements, of the map's values).\n    pub message: Option<&'static str>,\n",
+    );
+    out.push_str("    /// A map (its JSON object's values are the messages).\n    pub map: bool,\n}\n\n");
+    out.push_str("/// The fields of message `full_name` (see [`SigningField`]); empty for an unknown name.\n");
+    out.push_str("pub fn signing_fields(full_name: &str) -> &'static [SigningField] {\n    match full_name {\n");
+    for m in messages {
+        let mut items = Vec::new();
+        for f in m.fields() {
+            let kind = if f.is_map() {
+                let Kind::Message(entry) = f.kind() else { unreachable!("map fields are entry messages") };
+                entry.map_entry_value_field().kind()
+            } else {
+                f.kind()
+            };
+            let message = match &kind {
+                Kind::Message(t)
+                    if !matches!(t.full_name(), "google.protobuf.Struct" | "google.protobuf.Value" | "google.protobuf.ListValue") =>
+                {
+                    format!("Some(\"{}\")", t.full_name())
+                }
+                _ => String::from("None"),
+            };
+            let default = if !is_required(&f, behavior) {
+                None
+            } else if f.is_map() {
+                Some(String::from("{}"))
+            } else if f.is_list() {
+                Some(String::from("[]"))
+            } else {
+                match &kind {
+                    Kind::String | Kind::Bytes => Some(String::from("\"\"")),
+                    Kind::Bool => Some(String::from("false")),
+                    Kind::Int32 | Kind::Int64 | Kind::Uint32 | Kind::Uint64 => Some(String::from("0")),
+                    Kind::Enum(e) => Some(format!("\"{}\"", e.values().next().map(|v| v.name().to_string()).unwrap_or_default())),
+                    // A message has presence: absent is absent.
+                    _ => None,
+                }
+            };
+            let default = match default {
+                Some(d) => format!("Some({d:?})"),
+                None => String::from("None"),
+            };
+            items.push(format!(
+                "SigningField {{ json: \"{}\", required_default: {default}, message: {message}, map: {} }}",
+                f.json_name(),
+                f.is_map()
+            ));
+        }
+        if items.iter().all(|i| i.contains("required_default: None, message: None,")) {
+            continue;
+        }
+        writeln!(out, "        \"{}\" => &[{}],", m.full_name(), items.join(", ")).unwrap();
+    }
+    out.push_str("        _ => &[],\n    }\n}\n\n");
 }
 
 pub fn is_required(f: &FieldDescriptor, behavior: &prost_reflect::ExtensionDescriptor) -> bool {

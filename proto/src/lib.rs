@@ -71,3 +71,10 @@ pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/protojson.rs"));
 }
+
+/// The schema of the card-signing canonical form (spec 8.4.1), generated from the protos'
+/// `google.api.field_behavior`: which fields are REQUIRED (kept even at their default) and
+/// which message each field holds.
+pub mod signing_schema {
+    pub use crate::generated::{signing_fields, SigningField};
+}

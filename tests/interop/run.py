@@ -152,6 +152,94 @@ def quirk_for(quirks, r):
     return None
 
 
+SIGNING = ROOT / "tests" / "vectors" / "signing" / "payloads.json"
+
+
+def signing_checks(target, py, logs, sdks):
+    """Agent Card signatures across the SDKs (spec 8.4): keys made now by the Python SDK's
+    stack; each SDK's own signing function signs the vector cards and a2a-wire verifies
+    them, a2a-wire signs and each SDK's own verifier checks; EdDSA signatures, being
+    deterministic, must be the same bytes from all three; tampered cards fail; and the card
+    with a scope-less security requirement shows the documented payload difference
+    (INTEROP.md, "Agent Card signatures"). Returns (check, ok, detail) rows."""
+    work = (target / "interop-signing").resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    ours = str((target / "debug" / "a2a-wire").resolve())
+    rows = []
+
+    def run(cmd, cwd=None):
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
+        with open(logs / "signing.log", "a") as log:
+            log.write(f"$ {' '.join(map(str, cmd))}\n{p.stdout}{p.stderr}exit {p.returncode}\n")
+        return p.returncode == 0, (p.stdout + p.stderr).strip().splitlines()[-1:] or [""]
+
+    def check(name, ok, detail=""):
+        rows.append((name, ok, detail))
+
+    # A refusal counts only when it is the verdict itself (not a crash of the tool).
+    def refused(ok, out, ours_tool):
+        said = out[0]
+        return not ok and (("no signature of the agent card verifies" in said) if ours_tool else said.startswith("not verified"))
+
+    pysign = [str(py), str(HERE / "python" / "signing.py")]
+    jssign = ["node", str(HERE / "js" / "signing.mjs")]
+    ok, out = run(pysign + ["gen-keys", str(work)])
+    check("python gen-keys", ok, out[0])
+    if not ok:
+        return rows
+    jwks = str(work / "jwks.json")
+    signers = {"python": pysign, "js": jssign}
+    cards = json.loads(SIGNING.read_text())["cards"]
+    for card in ["card", "card-empty-scopes"]:
+        src = str(work / f"{card}.json")
+        (work / f"{card}.json").write_text(json.dumps(cards[card], ensure_ascii=False))
+        for alg in ["es256", "eddsa"]:
+            key = str(work / f"{alg}.jwk")
+            made = {}
+            for sdk, cmd in signers.items():
+                if sdk not in sdks:
+                    continue
+                out_file = work / f"{sdk}-{card}-{alg}.json"
+                ok, out = run(cmd + ["sign", key, src, str(out_file)], cwd=HERE / "js" if sdk == "js" else None)
+                check(f"{sdk} signs {card} {alg}", ok, out[0])
+                if not ok:
+                    continue
+                made[sdk] = out_file
+                ok, out = run([ours, "verify-card", "--card-keys", jwks, str(out_file)])
+                check(f"a2a-wire verifies {sdk}'s {card} {alg}", ok, out[0])
+                if card == "card-empty-scopes":
+                    # Only over the SDKs' payload (empty values removed), not over the spec's.
+                    ok, out = run([ours, "verify-card", "--card-keys", jwks, "--spec-form-only", str(out_file)])
+                    check(f"a2a-wire --spec-form-only refuses {sdk}'s {card} {alg}", refused(ok, out, True), out[0])
+                tampered = json.loads(out_file.read_text())
+                tampered["description"] += " (changed)"
+                bad = work / f"{sdk}-{card}-{alg}-tampered.json"
+                bad.write_text(json.dumps(tampered))
+                ok, out = run([ours, "verify-card", "--card-keys", jwks, str(bad)])
+                check(f"a2a-wire refuses {sdk}'s tampered {card} {alg}", refused(ok, out, True), out[0])
+            mine = work / f"a2a-wire-{card}-{alg}.json"
+            p = subprocess.run([ours, "sign-card", "--card-key", key, src], capture_output=True, text=True, timeout=60)
+            check(f"a2a-wire signs {card} {alg}", p.returncode == 0, p.stderr.strip()[-200:])
+            if p.returncode != 0:
+                continue
+            mine.write_text(p.stdout)
+            for sdk, cmd in signers.items():
+                if sdk not in sdks:
+                    continue
+                ok, out = run(cmd + ["verify", jwks, str(mine)], cwd=HERE / "js" if sdk == "js" else None)
+                if card == "card-empty-scopes":
+                    # The SDKs sign and verify without the scope-less requirement: ours, which
+                    # keeps it as 8.4.1 says, does not verify there (INTEROP.md).
+                    check(f"{sdk} does not verify a2a-wire's {card} {alg} (documented)", refused(ok, out, False), out[0])
+                else:
+                    check(f"{sdk} verifies a2a-wire's {card} {alg}", ok, out[0])
+            if alg == "eddsa" and card == "card":
+                sigs = {name: json.loads(f.read_text())["signatures"][0] for name, f in [("a2a-wire", mine)] + list(made.items())}
+                same = len({json.dumps(v, sort_keys=True) for v in sigs.values()}) == 1
+                check(f"EdDSA signatures of {card} are the same bytes ({', '.join(sigs)})", same, "" if same else json.dumps(sigs))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--target-dir", default=str(ROOT / "target"))
@@ -229,6 +317,7 @@ def main():
             p.kill()
             p.wait()
 
+    signing = signing_checks(target, py, logs, [s for s in runnable if s in ("python", "js")])
     quirks = json.loads((HERE / "quirks.json").read_text())["quirks"]
     by_key = {(r["client"], r["server"], r["binding"], r["version"], r["check"]): r for r in results}
     unexpected = []
@@ -272,7 +361,14 @@ def main():
         print("\nListed as quirks but passed (the SDK may have been fixed):")
         for p, why in fixed_quirks:
             print(f"  {p['client']} -> {p['server']} {p['binding']} {p['version']} {p['check']}: {why}")
+    print("\nAgent Card signatures (spec 8.4; INTEROP.md)\n")
+    for name, ok, detail in signing:
+        print(f"  {'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"))
+    signing_failures = [r for r in signing if not r[1]]
     (logs / "results.json").write_text(json.dumps(results, indent=1))
+    if signing_failures:
+        print(f"\n{len(signing_failures)} signature check(s) failed; logs: {logs / 'signing.log'}")
+        return 1
     if unexpected:
         print(f"\n{len(unexpected)} unexpected failure(s):")
         for p, d in unexpected:

@@ -466,6 +466,38 @@ fn run_jcs(v: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// Agent Card signature vectors (`signing/`): each card's payload in both forms, and one
+/// deterministic EdDSA signature made by the official Python SDK, which ours must equal and
+/// verify.
+fn run_card_signing(v: &Value) -> Result<(), String> {
+    use a2a_wire::signing::{payload, PayloadForm, Verification};
+    let card = |name: &str| -> Result<a2a_wire::v1::AgentCard, String> {
+        let text = serde_json::to_vec(&v["cards"][name]).map_err(|e| e.to_string())?;
+        a2a_wire::codec::json::decode(&text).map_err(|e| format!("card {name}: {e}"))
+    };
+    for case in v["cases"].as_array().ok_or("no cases")? {
+        let name = case["card"].as_str().ok_or("card is a name")?;
+        let c = card(name)?;
+        for (form, key) in [(PayloadForm::Spec, "spec_payload"), (PayloadForm::SdkEmptiesRemoved, "sdk_payload")] {
+            let got = payload(&c, form).map_err(|e| e.to_string())?;
+            let want = case[key].as_str().ok_or("payloads are text")?;
+            if got != want.as_bytes() {
+                return Err(format!("{name} {key}: got {}, want {want}", String::from_utf8_lossy(&got)));
+            }
+        }
+    }
+    let s = &v["signature"];
+    let key = a2a_wire_smol::signing::SigningKey::from_jwk(&s["key"].to_string()).map_err(|e| e.to_string())?;
+    let signed = key.sign_card(&card(s["card"].as_str().ok_or("card is a name")?)?, None).map_err(|e| e.to_string())?;
+    let ours = &signed.signatures[0];
+    if ours.protected != s["protected"] || ours.signature != s["signature"] {
+        return Err(format!("the EdDSA signature differs: got {} {}", ours.protected, ours.signature));
+    }
+    let keys = a2a_wire_smol::signing::CardKeySet::default().with_key(&key);
+    keys.verify_card(&signed, Verification { accept_sdk_form: false }).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 fn want_version(v: &Value) -> String {
     v["version"].as_str().unwrap_or("1.0").to_string()
 }
@@ -494,6 +526,7 @@ fn every_vector_gives_its_stated_result() {
             (_, Some("received-error")) => run_received(&v),
             (_, Some("http-request")) => run_http(&v),
             (_, Some("jcs")) => run_jcs(&v),
+            (_, Some("card_signing")) => run_card_signing(&v),
             (Some("1.0"), _) => run_v1(&v),
             (Some("0.3"), _) => run_v03(&v),
             (other, _) => Err(format!("unknown version {other:?}")),

@@ -46,6 +46,12 @@ pub struct ClientOptions {
     /// `Unavailable` from the server) is resumed with `SubscribeToTask` and `Last-Event-ID`
     /// before its error is returned (0: never). The count starts again after each event.
     pub stream_resumes: u32,
+    /// The keys Agent Card signatures are checked against (spec 8.4). With keys, a card
+    /// that carries signatures must have one they verify; a card without is accepted unless
+    /// [`ClientOptions::require_signed_card`].
+    pub card_keys: Option<std::sync::Arc<crate::signing::CardKeySet>>,
+    /// Refuse a card that no key of [`ClientOptions::card_keys`] signed.
+    pub require_signed_card: bool,
 }
 
 impl Default for ClientOptions {
@@ -59,6 +65,8 @@ impl Default for ClientOptions {
             answer: ClientLimits::default(),
             tls: None,
             stream_resumes: 5,
+            card_keys: None,
+            require_signed_card: false,
         }
     }
 }
@@ -122,8 +130,34 @@ pub async fn fetch_card(url: &str) -> Result<CardView, Error> {
     fetch_card_with(url, &ClientOptions::default()).await
 }
 
-/// [`fetch_card`] with these limits.
+/// [`fetch_card`] with these limits (and the card's signature checked, when the options
+/// hold [`ClientOptions::card_keys`]).
 pub async fn fetch_card_with(url: &str, options: &ClientOptions) -> Result<CardView, Error> {
+    fetch_card_checked(url, options).await.map(|(view, _)| view)
+}
+
+/// The signature check of a fetched card document (see [`ClientOptions::card_keys`]): the
+/// signature that verified, `None` when no keys are set or the card is unsigned and that is
+/// allowed. Signatures cover the v1.0 card as its document holds it.
+pub fn check_card_signature(body: &[u8], options: &ClientOptions) -> Result<Option<a2a_wire::signing::Verified>, Error> {
+    let Some(keys) = options.card_keys.as_deref() else {
+        return if options.require_signed_card {
+            Err(Error::Card(String::from("a signed card is required, but no card keys are set")))
+        } else {
+            Ok(None)
+        };
+    };
+    let card: v1::AgentCard = a2a_wire::codec::json::decode_unchecked(body).map_err(|e| Error::Card(format!("the card: {e}")))?;
+    match keys.verify_card(&card, a2a_wire::signing::Verification::default()) {
+        Ok(v) => Ok(Some(v)),
+        Err(a2a_wire::signing::SignatureError::Unsigned) if !options.require_signed_card => Ok(None),
+        Err(e) => Err(Error::Card(e.to_string())),
+    }
+}
+
+/// [`fetch_card_with`], also returning the signature that verified (see
+/// [`check_card_signature`]).
+pub async fn fetch_card_checked(url: &str, options: &ClientOptions) -> Result<(CardView, Option<a2a_wire::signing::Verified>), Error> {
     let card_url = card_url(url);
     let u = parse_url(&card_url)?;
     let fetch = async {
@@ -141,7 +175,8 @@ pub async fn fetch_card_with(url: &str, options: &ClientOptions) -> Result<CardV
                 String::from_utf8_lossy(&body[..body.len().min(200)])
             )));
         }
-        card::read_card(&body).map_err(|e| Error::Card(e.to_string()))
+        let verified = check_card_signature(&body, options)?;
+        Ok((card::read_card(&body).map_err(|e| Error::Card(e.to_string()))?, verified))
     };
     crate::io::timeout(options.deadline, fetch).await.map_err(|_| Error::Timeout { what: "fetching the card", after: options.deadline })?
 }

@@ -83,6 +83,7 @@ pub mod host;
 pub mod http1;
 pub mod io;
 pub mod server;
+pub mod signing;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 pub mod tls;

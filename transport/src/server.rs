@@ -90,6 +90,16 @@ impl ServerConfig {
         self.authenticate = Some(Arc::new(move |req: &AuthRequest| tokens.authenticate(&req.headers)));
         self
     }
+
+    /// Signs the card (and the extended cards) with `key`, `jku` in the header when given
+    /// (spec 8.4). Call it last: a change to a card after it breaks its signature.
+    pub fn sign_cards(&mut self, key: &crate::signing::SigningKey, jku: Option<&str>) -> Result<(), a2a_wire::signing::SignatureError> {
+        self.card = key.sign_card(&self.card, jku)?;
+        for extended in self.extended_card.iter_mut().chain(self.extended_cards.values_mut()) {
+            *extended = key.sign_card(extended, jku)?;
+        }
+        Ok(())
+    }
 }
 
 struct Shared {
