@@ -56,6 +56,20 @@ fn temp_store(name: &str) -> PathBuf {
     p
 }
 
+/// A user message `id` with `text`, to task `task` ("" for a new one).
+fn user_message(id: &str, text: &str, task: &str) -> v1::SendMessageRequest {
+    v1::SendMessageRequest {
+        message: Some(v1::Message {
+            message_id: id.into(),
+            role: v1::Role::User as i32,
+            parts: vec![text_part(text)],
+            task_id: task.into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(BIN).args(args).output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
@@ -209,16 +223,7 @@ fn serve_with_tls_declares_push_notifications_and_delivers_them_to_an_https_rece
             ClientSupport { bindings: vec![a2a_wire::card::Binding::JsonRpc], versions: vec![a2a_wire::version::ProtocolVersion::V1_0] };
         let (mut client, card) = Client::connect_with(&format!("https://{addr}"), &support, options).await.unwrap();
         assert_eq!(card.capabilities.and_then(|c| c.push_notifications), Some(true), "the card declares push notifications");
-        let message = |text: &str, task: &str| v1::SendMessageRequest {
-            message: Some(v1::Message {
-                message_id: format!("push-{text}-{task}"),
-                role: v1::Role::User as i32,
-                parts: vec![text_part(text)],
-                task_id: task.into(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let message = |text: &str, task: &str| user_message(&format!("push-{text}-{task}"), text, task);
         let a2a_wire::client::Reply::Task(t) = client.send_message(message("need-input", "")).await.unwrap() else { panic!("a task") };
         let task_id = t.task().id.clone();
         let cfg = v1::TaskPushNotificationConfig {
@@ -251,15 +256,7 @@ fn a_server_killed_mid_stream_loses_no_task_and_the_client_resubscribes() {
     let mut server = serve(addr, &store);
     let (done_id, slow_id) = smol::block_on(async {
         let (mut client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
-        let req = |text: &str, id: &str| v1::SendMessageRequest {
-            message: Some(v1::Message {
-                message_id: id.into(),
-                role: v1::Role::User as i32,
-                parts: vec![text_part(text)],
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let req = |text: &str, id: &str| user_message(id, text, "");
         let a2a_wire::client::Reply::Task(done) = client.send_message(req("kept", "m-kept")).await.unwrap() else { panic!() };
         let mut stream = client.send_streaming_message(req("slow", "m-slow")).await.unwrap();
         let Some(v1::stream_response::Payload::Task(t)) = stream.next().await.unwrap().unwrap().payload else { panic!("task first") };
@@ -369,16 +366,7 @@ fn a_webhook_delivery_the_receiver_failed_is_retried_after_a_kill_and_restart_an
     let mut server = serve_with(addr, &store, &["--allow-webhook", "127.0.0.1"]);
     let task_id = smol::block_on(async {
         let (mut client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
-        let message = |text: &str, task: &str| v1::SendMessageRequest {
-            message: Some(v1::Message {
-                message_id: format!("push-kill-{text}"),
-                role: v1::Role::User as i32,
-                parts: vec![text_part(text)],
-                task_id: task.into(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let message = |text: &str, task: &str| user_message(&format!("push-kill-{text}"), text, task);
         let a2a_wire::client::Reply::Task(t) = client.send_message(message("need-input", "")).await.unwrap() else { panic!("a task") };
         let task_id = t.task().id.clone();
         if let Ok(mut rx) = helper.lock() {

@@ -123,6 +123,19 @@ use serde_json::Value;
 /// one with characters a header cannot carry, is not used).
 pub const MAX_RESUME_ID: usize = 256;
 
+/// Whether a stream the server ended with this error is worth resuming ([`Client::resume`]):
+/// the server cut it off as `Unavailable` (a subscriber that fell behind, a shutdown or a
+/// restart). A dropped connection is the transport's to judge.
+pub fn is_resumable_error(e: &ClientError) -> bool {
+    matches!(e, ClientError::Remote(crate::error::Received::A2a(e)) if e.kind() == crate::error::ErrorKind::Unavailable)
+}
+
+/// The pause before resume attempt `attempt` (1, 2, ...) of a broken stream, in
+/// milliseconds: 50, doubling each time, at most 2000.
+pub fn resume_pause_ms(attempt: u32) -> u64 {
+    (50u64 << attempt.saturating_sub(1).min(6)).min(2_000)
+}
+
 /// Largest stream event a client buffers by default (bytes).
 pub const MAX_EVENT: usize = 2 * 1024 * 1024;
 
@@ -954,6 +967,16 @@ mod exchange_tests {
         again.handle_body(&sse(Some("00000001-2"), DONE));
         assert_eq!(take(&mut again), 1);
         assert!(client.resume(&again).unwrap().is_none());
+    }
+
+    #[test]
+    fn resume_pauses_double_to_two_seconds_and_only_unavailable_is_resumed() {
+        let pauses: Vec<u64> = (1..=8).map(resume_pause_ms).collect();
+        assert_eq!(pauses, [50, 100, 200, 400, 800, 1600, 2000, 2000]);
+        let remote = |kind| ClientError::Remote(crate::error::Received::A2a(crate::error::A2aError::new(kind)));
+        assert!(is_resumable_error(&remote(crate::error::ErrorKind::Unavailable)));
+        assert!(!is_resumable_error(&remote(crate::error::ErrorKind::TaskNotFound)));
+        assert!(!is_resumable_error(&ClientError::Protocol(String::from("x"))));
     }
 
     #[test]

@@ -58,6 +58,10 @@ pub enum SignatureError {
     Invalid(Vec<String>),
     /// The card or the signer cannot make a signature.
     Sign(String),
+    /// A signed card is required, but the caller trusts no key.
+    NoKeys,
+    /// The card document is not a v1.0 Agent Card.
+    Unreadable(String),
 }
 
 impl fmt::Display for SignatureError {
@@ -66,6 +70,8 @@ impl fmt::Display for SignatureError {
             SignatureError::Unsigned => write!(f, "the agent card is not signed"),
             SignatureError::Invalid(reasons) => write!(f, "no signature of the agent card verifies: {}", reasons.join("; ")),
             SignatureError::Sign(m) => write!(f, "cannot sign the agent card: {m}"),
+            SignatureError::NoKeys => write!(f, "a signed card is required, but no card keys are set"),
+            SignatureError::Unreadable(m) => write!(f, "the agent card: {m}"),
         }
     }
 }
@@ -276,6 +282,23 @@ pub fn verify(card: &v1::AgentCard, keys: &dyn CardKeys, how: Verification) -> R
     Err(SignatureError::Invalid(reasons))
 }
 
+/// What a client does with a card document it fetched: with `keys`, a card that carries
+/// signatures must have one they verify, and an unsigned card is refused when `require`;
+/// without keys, `require` refuses every card. Returns the signature that verified (`None`:
+/// not checked, or unsigned and allowed). Signatures cover the v1.0 card as its document
+/// holds it (not a v0.3 card's translation).
+pub fn check_card_document(body: &[u8], keys: Option<&dyn CardKeys>, require: bool) -> Result<Option<Verified>, SignatureError> {
+    let Some(keys) = keys else {
+        return if require { Err(SignatureError::NoKeys) } else { Ok(None) };
+    };
+    let card: v1::AgentCard = crate::codec::json::decode_unchecked(body).map_err(|e| SignatureError::Unreadable(e.to_string()))?;
+    match verify(&card, keys, Verification::default()) {
+        Ok(v) => Ok(Some(v)),
+        Err(SignatureError::Unsigned) if !require => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 fn verify_one(
     s: &v1::AgentCardSignature,
     spec: &[u8],
@@ -446,6 +469,20 @@ mod tests {
         let ok = verify(&c, &Fake("k1"), Verification { accept_sdk_form: true }).unwrap();
         assert_eq!(ok.form, PayloadForm::SdkEmptiesRemoved);
         assert!(verify(&c, &Fake("k1"), Verification { accept_sdk_form: false }).is_err());
+    }
+
+    #[test]
+    fn a_fetched_card_is_checked_as_the_callers_keys_and_requirement_say() {
+        let signed = crate::codec::json::encode(&sign(&card(), &Fake("k1"), None).unwrap()).unwrap();
+        let unsigned = crate::codec::json::encode(&card()).unwrap();
+        let keys: &dyn CardKeys = &Fake("k1");
+        assert_eq!(check_card_document(&signed, Some(keys), true).unwrap().map(|v| v.kid), Some(String::from("k1")));
+        assert_eq!(check_card_document(&unsigned, Some(keys), false), Ok(None));
+        assert_eq!(check_card_document(&unsigned, Some(keys), true), Err(SignatureError::Unsigned));
+        assert_eq!(check_card_document(&signed, None, false), Ok(None), "no keys: not checked");
+        assert_eq!(check_card_document(&signed, None, true), Err(SignatureError::NoKeys));
+        assert!(matches!(check_card_document(&signed, Some(&Fake("k2")), false), Err(SignatureError::Invalid(_))));
+        assert!(matches!(check_card_document(b"[]", Some(keys), false), Err(SignatureError::Unreadable(_))));
     }
 
     #[test]

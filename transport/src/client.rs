@@ -136,23 +136,11 @@ pub async fn fetch_card_with(url: &str, options: &ClientOptions) -> Result<CardV
     fetch_card_checked(url, options).await.map(|(view, _)| view)
 }
 
-/// The signature check of a fetched card document (see [`ClientOptions::card_keys`]): the
-/// signature that verified, `None` when no keys are set or the card is unsigned and that is
-/// allowed. Signatures cover the v1.0 card as its document holds it.
+/// The signature check of a fetched card document (see [`ClientOptions::card_keys`] and
+/// [`a2a_wire::signing::check_card_document`]).
 pub fn check_card_signature(body: &[u8], options: &ClientOptions) -> Result<Option<a2a_wire::signing::Verified>, Error> {
-    let Some(keys) = options.card_keys.as_deref() else {
-        return if options.require_signed_card {
-            Err(Error::Card(String::from("a signed card is required, but no card keys are set")))
-        } else {
-            Ok(None)
-        };
-    };
-    let card: v1::AgentCard = a2a_wire::codec::json::decode_unchecked(body).map_err(|e| Error::Card(format!("the card: {e}")))?;
-    match keys.verify_card(&card, a2a_wire::signing::Verification::default()) {
-        Ok(v) => Ok(Some(v)),
-        Err(a2a_wire::signing::SignatureError::Unsigned) if !options.require_signed_card => Ok(None),
-        Err(e) => Err(Error::Card(e.to_string())),
-    }
+    let keys = options.card_keys.as_deref().map(|k| k as &dyn a2a_wire::signing::CardKeys);
+    a2a_wire::signing::check_card_document(body, keys, options.require_signed_card).map_err(|e| Error::Card(e.to_string()))
 }
 
 /// [`fetch_card_with`], also returning the signature that verified (see
@@ -532,7 +520,7 @@ async fn grpc_dial(url: &str, options: &ClientOptions) -> Result<crate::grpc::Gr
 fn breaks_off(e: &Error) -> bool {
     match e {
         Error::Transport(_) | Error::Timeout { .. } => true,
-        Error::A2a(ClientError::Remote(a2a_wire::error::Received::A2a(e))) => e.kind() == a2a_wire::error::ErrorKind::Unavailable,
+        Error::A2a(e) => core_client::is_resumable_error(e),
         _ => false,
     }
 }
@@ -706,8 +694,7 @@ impl EventStream {
     /// to resume.
     async fn resume(&mut self) -> Result<bool, Error> {
         let Some(x) = self.core.resume(&self.x)? else { return Ok(false) };
-        let pause = Duration::from_millis(50u64 << self.failures.saturating_sub(1).min(5)).min(Duration::from_secs(2));
-        smol::Timer::after(pause).await;
+        smol::Timer::after(Duration::from_millis(core_client::resume_pause_ms(self.failures))).await;
         self.x = x;
         self.source = None;
         if self.core.interface().binding == Binding::Grpc && self.grpc.as_ref().is_none_or(|g| g.is_closed()) {
