@@ -26,6 +26,10 @@
 // answered with the task as it is, not run again.
 #define A2A_SERVICE_DEDUP_MESSAGE_IDS 2
 
+// Flag for `a2a_card_verify`: accept only a signature over the spec's payload (8.4.1),
+// not one over the official SDKs' payload (which drops empty values; INTEROP.md).
+#define A2A_CARD_VERIFY_SPEC_FORM_ONLY 1
+
 // The result of every fallible call. The values are stable and never reused.
 enum a2a_result
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -81,6 +85,9 @@ enum a2a_result
   // TLS failed: the peer's certificate is not trusted or not for the name dialed, the
   // handshake broke off, or a TLS file (certificate, key, CA) is unusable.
   A2A_RESULT_TLS = 21,
+  // An Agent Card signature (spec 8.4) does not verify against the trusted keys, or the
+  // card is unsigned and a signature is required; also a signing key that cannot sign.
+  A2A_RESULT_SIGNATURE = 22,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -392,12 +399,38 @@ typedef uint32_t a2a_event_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// What a delivery was (`a2a_delivery_get_kind`).
+enum a2a_delivery_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // A new event for an expected task: hand it to the application (`a2a_delivery_event`).
+  A2A_DELIVERY_KIND_EVENT = 1,
+  // An event already handed over, delivered again: answered, not to be handed over.
+  A2A_DELIVERY_KIND_DUPLICATE = 2,
+  // Refused (wrong credentials, a task not expected, a body that is no event, not a POST):
+  // `a2a_delivery_error` says why; answer it as it is.
+  A2A_DELIVERY_KIND_REFUSED = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_delivery_kind a2a_delivery_kind;
+#else
+typedef uint32_t a2a_delivery_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // An Artifact (`lf.a2a.v1.Artifact`).
 typedef struct a2a_artifact a2a_artifact;
 
 // An owned byte buffer the library returns (encoded messages, JSON). Free it with
 // `a2a_bytes_free`; read it with `a2a_bytes_data` / `a2a_bytes_len`.
 typedef struct a2a_bytes a2a_bytes;
+
+// The public keys a verifier trusts, by `kid`. Make it with `a2a_card_keys_new`, free it
+// with `a2a_card_keys_free`.
+typedef struct a2a_card_keys a2a_card_keys;
 
 // A connected client. Free it with `a2a_client_free`.
 typedef struct a2a_client a2a_client;
@@ -410,6 +443,10 @@ typedef struct a2a_client_config a2a_client_config;
 
 // A client for one interface of an agent, sans-IO. Free with `a2a_client_core_free`.
 typedef struct a2a_client_core a2a_client_core;
+
+// One judged delivery and the HTTP answer to send back. Free it with `a2a_delivery_free`.
+// Plain data: any thread, one at a time for a free.
+typedef struct a2a_delivery a2a_delivery;
 
 // A failure: the result code, and for an A2A error the error itself. Read it with the
 // `a2a_error_*` accessors; an error the library hands out (`a2a_classify_*`,
@@ -437,6 +474,11 @@ typedef struct a2a_output a2a_output;
 // A Part of a message or an artifact (`lf.a2a.v1.Part`): text, raw bytes, a URL or data.
 typedef struct a2a_part a2a_part;
 
+// The receiving end of one webhook. Make it with `a2a_receiver_new`, free it with
+// `a2a_receiver_free`. Threads: one at a time per receiver (it may move between threads;
+// a server calling it from several threads holds a lock around each call).
+typedef struct a2a_receiver a2a_receiver;
+
 // The answer to SendMessage (`lf.a2a.v1.SendMessageResponse`): a task or a message.
 typedef struct a2a_reply a2a_reply;
 
@@ -455,6 +497,17 @@ typedef struct a2a_server_config a2a_server_config;
 
 // The sans-IO server. Create with `a2a_service_new`, free with `a2a_service_free`.
 typedef struct a2a_service a2a_service;
+
+// Service settings beyond the card and flags, for `a2a_service_new_with` (a handle, so
+// that settings can be added without changing the ABI). Make it with
+// `a2a_service_config_new`, free it with `a2a_service_config_free`; the service copies what
+// it needs.
+typedef struct a2a_service_config a2a_service_config;
+
+// A private key that signs Agent Cards (ES256 or EdDSA). Make it with
+// `a2a_signing_key_new` or `a2a_signing_key_from_file`, free it with
+// `a2a_signing_key_free`. Immutable: any thread, several at once.
+typedef struct a2a_signing_key a2a_signing_key;
 
 // Where a run publishes its events. Owned by the agent (free it with `a2a_sink_free`);
 // usable from any thread, by several threads at once (only `a2a_sink_free` must come
@@ -568,6 +621,37 @@ a2a_result a2a_client_config_set_client_cert_files(struct a2a_client_config *con
                                                    size_t cert_path_len,
                                                    const char *key_path,
                                                    size_t key_path_len);
+
+// Sends the header field `name: value` with every request of the client (after the card
+// is fetched): `Authorization: Bearer ...` for an agent that wants it, say. Call once per
+// field. `A2A_RESULT_INVALID_ARGUMENT` for a name that is not an HTTP token or a value with
+// a line break. Threads: one at a time per config.
+a2a_result a2a_client_config_add_header(struct a2a_client_config *config,
+                                        const char *name,
+                                        size_t name_len,
+                                        const char *value,
+                                        size_t value_len);
+
+// Checks the signature of the Agent Card the client fetches against `keys` (spec 8.4; the
+// config keeps its own copy, NULL removes them): a card that carries signatures must have
+// one they verify, else connecting fails with `A2A_RESULT_SIGNATURE`. An unsigned card is
+// accepted unless `a2a_client_config_set_require_signed_card`. Threads: one at a time per
+// config.
+a2a_result a2a_client_config_set_card_keys(struct a2a_client_config *config,
+                                           const struct a2a_card_keys *keys);
+
+// With `require` true, connecting fails with `A2A_RESULT_SIGNATURE` unless the card is
+// signed by a key of `a2a_client_config_set_card_keys` (without keys, every card is
+// refused). Threads: one at a time per config.
+a2a_result a2a_client_config_set_require_signed_card(struct a2a_client_config *config,
+                                                     bool require);
+
+// How many times in a row a stream that broke off (dropped connection, idle timeout,
+// Unavailable from the server) is resumed with SubscribeToTask and `Last-Event-ID` before
+// `a2a_stream_next` reports the error (default 5; 0: never). The count starts again after
+// each event; the resumed stream goes on without repeating or losing an event.
+// Threads: one at a time per config.
+a2a_result a2a_client_config_set_stream_resumes(struct a2a_client_config *config, uint32_t resumes);
 
 // Frees a config; NULL does nothing. Threads: any, once.
 void a2a_client_config_free(struct a2a_client_config *config);
@@ -1029,6 +1113,101 @@ a2a_result a2a_classify_jsonrpc(const uint8_t *error_json,
                                 size_t error_json_len,
                                 struct a2a_error **error_out);
 
+// A receiver expecting the push config's `token` in the token header
+// (`A2A-Notification-Token` or `X-A2A-Notification-Token`), the whole `Authorization`
+// value `authorization` (`Bearer abc...`), or both (NULL: not required; at least one must
+// be given and non-empty, else `A2A_RESULT_INVALID_ARGUMENT`). It expects no task yet:
+// call `a2a_receiver_expect_task` for each task whose push config names this webhook.
+// Threads: any.
+a2a_result a2a_receiver_new(const char *token,
+                            size_t token_len,
+                            const char *authorization,
+                            size_t authorization_len,
+                            struct a2a_receiver **receiver_out);
+
+// How many recent events per task are remembered to recognize redeliveries (default 256;
+// at least 1). Threads: one at a time per receiver.
+a2a_result a2a_receiver_set_window(struct a2a_receiver *receiver, size_t events);
+
+// Accept events for task `task_id` from now on. Threads: one at a time per receiver.
+a2a_result a2a_receiver_expect_task(struct a2a_receiver *receiver,
+                                    const char *task_id,
+                                    size_t task_id_len);
+
+// Stop accepting events for task `task_id` (and forget what was seen of it).
+// Threads: one at a time per receiver.
+a2a_result a2a_receiver_forget_task(struct a2a_receiver *receiver,
+                                    const char *task_id,
+                                    size_t task_id_len);
+
+// True when events for `task_id` are accepted (false for NULL or a string that is not
+// UTF-8). Threads: one at a time per receiver.
+bool a2a_receiver_expects(const struct a2a_receiver *receiver,
+                          const char *task_id,
+                          size_t task_id_len);
+
+// Judges one delivery: the HTTP request's method, header fields and body as received.
+// `*delivery_out` says what it was (`a2a_delivery_get_kind`) and holds the answer to send
+// back, whatever it was: 204 for an event or a duplicate, the A2A error's status and body
+// for a refusal (401 for credentials, 404 for a task not expected, 400 for a body that is
+// no event). `A2A_RESULT_OK` in all three cases; other results only for bad arguments.
+// Header values that are not UTF-8 are read with U+FFFD (they then match no credential).
+// Threads: one at a time per receiver.
+a2a_result a2a_receiver_handle(struct a2a_receiver *receiver,
+                               const char *method,
+                               size_t method_len,
+                               const struct a2a_header *headers,
+                               size_t headers_len,
+                               const uint8_t *body,
+                               size_t body_len,
+                               struct a2a_delivery **delivery_out);
+
+// The application could not take the event of `delivery` (its store was down, say): the
+// receiver forgets the event, so that the sender's redelivery is handed over again, and
+// the delivery's answer becomes `503` with `Retry-After` (the sender retries it). A
+// duplicate or a refusal is left as it is. Threads: one at a time per receiver.
+a2a_result a2a_receiver_retry_later(struct a2a_receiver *receiver, struct a2a_delivery *delivery);
+
+// Frees a receiver; NULL does nothing. Threads: any, once.
+void a2a_receiver_free(struct a2a_receiver *receiver);
+
+// What the delivery was (an `a2a_delivery_kind`; 0 for NULL). Threads: any.
+uint32_t a2a_delivery_get_kind(const struct a2a_delivery *delivery);
+
+// The task the event is about (empty for a refusal), borrowed from `delivery`.
+// Threads: any.
+struct a2a_str a2a_delivery_task_id(const struct a2a_delivery *delivery);
+
+// The event (v1.0, whichever version the sender wrote), a view borrowed from `delivery`
+// (read it with the `a2a_event_*` accessors); NULL unless the kind is EVENT.
+// Threads: any.
+const struct a2a_event *a2a_delivery_event(const struct a2a_delivery *delivery);
+
+// Why the delivery was refused, borrowed from `delivery` (read it with the `a2a_error_*`
+// accessors: kind, HTTP status, message); NULL unless the kind is REFUSED.
+// Threads: any.
+const struct a2a_error *a2a_delivery_error(const struct a2a_delivery *delivery);
+
+// The HTTP status to answer with (0 for NULL). Threads: any.
+uint16_t a2a_delivery_status(const struct a2a_delivery *delivery);
+
+// The number of header fields to answer with (0 for NULL). Threads: any.
+size_t a2a_delivery_header_count(const struct a2a_delivery *delivery);
+
+// Header field `index` of the answer (borrowed from `delivery`); `A2A_RESULT_NONE` past the
+// end. Threads: any.
+a2a_result a2a_delivery_header(const struct a2a_delivery *delivery,
+                               size_t index,
+                               struct a2a_str *name_out,
+                               struct a2a_str *value_out);
+
+// The body to answer with (empty for 204 and 503), borrowed from `delivery`.
+// Threads: any.
+struct a2a_str a2a_delivery_body(const struct a2a_delivery *delivery);
+
+// Frees a delivery (and the views read from it); NULL does nothing. Threads: any, once.
+void a2a_delivery_free(struct a2a_delivery *delivery);
+
 // The run this sink belongs to, borrowed from the sink (NULL for NULL).
 // Threads: any, several at once (`a2a_sink_free` last, once).
 const struct a2a_run *a2a_sink_run(const struct a2a_sink *sink);
@@ -1131,6 +1310,49 @@ a2a_result a2a_server_config_set_tls_files(struct a2a_server_config *config,
                                            const char *key_path,
                                            size_t key_path_len);
 
+// Signs the card and the extended cards the server publishes with `key` (spec 8.4), `jku`
+// (NULL: none) in each signature's header. The config keeps its own reference to the key
+// (free yours when you like). Threads: one at a time per config.
+a2a_result a2a_server_config_set_signing_key(struct a2a_server_config *config,
+                                             const struct a2a_signing_key *key,
+                                             const char *jku,
+                                             size_t jku_len);
+
+// Serves the extended Agent Card `card_json` (v1.0 ProtoJSON; without
+// `supportedInterfaces` it gets the server's) by GetExtendedAgentCard: to the caller whose
+// principal is `principal`, or, with `principal` NULL, to every authenticated caller without
+// a card of its own. Anonymous callers get none (ExtendedAgentCardNotConfigured); clients
+// never cache it. Needs authentication (`a2a_server_config_set_bearer_tokens`). A card that
+// does not decode is `A2A_RESULT_DECODE` now; one the service cannot serve is
+// `A2A_RESULT_CARD` at start. Threads: one at a time per config.
+a2a_result a2a_server_config_set_extended_card(struct a2a_server_config *config,
+                                               const char *principal,
+                                               size_t principal_len,
+                                               const uint8_t *card_json,
+                                               size_t card_json_len);
+
+// Lets push notifications reach `entry` although it is not public — a host name
+// (`localhost`), an address (`127.0.0.1`, `[::1]`) or a network (`10.0.0.0/8`) — for local
+// development; the SSRF guard stays on for every other receiver. Call once per entry.
+// `A2A_RESULT_INVALID_ARGUMENT` for an entry that is none of these.
+// Threads: one at a time per config.
+a2a_result a2a_server_config_allow_webhook(struct a2a_server_config *config,
+                                           const char *entry,
+                                           size_t entry_len);
+
+// Turns the SSRF guard off (`allow` true): push notifications may go to loopback, private
+// and link-local addresses. For tests and single-host setups only; prefer
+// `a2a_server_config_allow_webhook`. Threads: one at a time per config.
+a2a_result a2a_server_config_set_allow_private_webhooks(struct a2a_server_config *config,
+                                                        bool allow);
+
+// Verifies `https://` webhook receivers against the certificate authorities of the PEM file
+// at `path` only, instead of the platform's roots. `A2A_RESULT_TLS` when the file cannot be
+// read or holds no certificate. Threads: one at a time per config.
+a2a_result a2a_server_config_set_webhook_ca_file(struct a2a_server_config *config,
+                                                 const char *path,
+                                                 size_t path_len);
+
 // Frees a config; NULL does nothing. Threads: any, once.
 void a2a_server_config_free(struct a2a_server_config *config);
 
@@ -1230,6 +1452,37 @@ a2a_result a2a_service_new(const uint8_t *card_json,
                            uint32_t flags,
                            int64_t now_ms,
                            struct a2a_service **service_out);
+
+// A config serving the Agent Card `card_json` (v1.0 ProtoJSON, checked now:
+// `A2A_RESULT_CARD` when it cannot be read). Sign the card first (`a2a_card_sign`) to serve
+// it signed. Threads: any.
+a2a_result a2a_service_config_new(const uint8_t *card_json,
+                                  size_t card_json_len,
+                                  struct a2a_service_config **config_out);
+
+// Sets the `A2A_SERVICE_*` flags (replacing those set before). Threads: one at a time per
+// config.
+a2a_result a2a_service_config_set_flags(struct a2a_service_config *config, uint32_t flags);
+
+// Serves the extended Agent Card `card_json` (v1.0 ProtoJSON, checked now:
+// `A2A_RESULT_CARD`) by GetExtendedAgentCard: to the caller the host authenticated as
+// `principal`, or, with `principal` NULL, to every authenticated caller without a card of
+// its own. Anonymous callers get none. Needs `A2A_SERVICE_AUTHENTICATE`.
+// Threads: one at a time per config.
+a2a_result a2a_service_config_set_extended_card(struct a2a_service_config *config,
+                                                const char *principal,
+                                                size_t principal_len,
+                                                const uint8_t *card_json,
+                                                size_t card_json_len);
+
+// Frees a config; NULL does nothing. Threads: any, once.
+void a2a_service_config_free(struct a2a_service_config *config);
+
+// `a2a_service_new` with the settings of `config`; the service copies them (`config` may
+// be freed or changed afterwards). The handle is used from one thread at a time.
+a2a_result a2a_service_new_with(const struct a2a_service_config *config,
+                                int64_t now_ms,
+                                struct a2a_service **service_out);
 
 // Frees a service; NULL does nothing. Outputs already taken stay valid.
 // Threads: one at a time per service (it may move between threads).
@@ -1482,6 +1735,82 @@ uint64_t a2a_output_delivery_id(const struct a2a_output *output);
 // Frees an output; NULL does nothing.
 // Threads: any (an output is plain data); one at a time for `a2a_output_free`.
 void a2a_output_free(struct a2a_output *output);
+
+// A signing key from `key`: a private JWK (`{"kty":"EC","crv":"P-256",...}` or
+// `{"kty":"OKP","crv":"Ed25519",...}`) or a PKCS#8 PEM private key. `kid` (NULL: the JWK's
+// own) names the key in each signature's header; a PEM key needs one.
+// `A2A_RESULT_INVALID_ARGUMENT` says what is wrong with the key (never its secret).
+// Threads: any.
+a2a_result a2a_signing_key_new(const char *key,
+                               size_t key_len,
+                               const char *kid,
+                               size_t kid_len,
+                               struct a2a_signing_key **key_out_);
+
+// `a2a_signing_key_new` with the key read from the file at `path`.
+// Threads: any.
+a2a_result a2a_signing_key_from_file(const char *path,
+                                     size_t path_len,
+                                     const char *kid,
+                                     size_t kid_len,
+                                     struct a2a_signing_key **key_out_);
+
+// The key's id (`kid`), borrowed from `key` (empty for NULL).
+// Threads: any.
+struct a2a_str a2a_signing_key_kid(const struct a2a_signing_key *key);
+
+// The key's JWS algorithm, `ES256` or `EdDSA` (static; empty for NULL).
+// Threads: any.
+struct a2a_str a2a_signing_key_alg(const struct a2a_signing_key *key);
+
+// The key's public half as a JWK (with `kid`, `alg` and `use: sig`), the entry to publish
+// in the verifiers' key set. Threads: any.
+a2a_result a2a_signing_key_public_jwk(const struct a2a_signing_key *key,
+                                      struct a2a_bytes **jwk_out);
+
+// Frees a key; NULL does nothing. A server or config that took the key keeps its own
+// reference. Threads: any, once.
+void a2a_signing_key_free(struct a2a_signing_key *key);
+
+// Signs the Agent Card `card_json` (v1.0 ProtoJSON, checked whole) with `key`: the card
+// with one more entry in `signatures`, a JWS with detached payload over the RFC 8785 form of
+// the card without `signatures` (spec 8.4.1). `jku` (NULL: none) goes in the header. Sign
+// last: a change to the card afterwards breaks the signature. `A2A_RESULT_DECODE` for a card
+// that does not decode, `A2A_RESULT_SIGNATURE` when the key cannot sign.
+// Threads: any.
+a2a_result a2a_card_sign(const uint8_t *card_json,
+                         size_t card_json_len,
+                         const struct a2a_signing_key *key,
+                         const char *jku,
+                         size_t jku_len,
+                         struct a2a_bytes **card_out);
+
+// A key set from `jwks`: a JWKS document (`{"keys":[...]}`) or one JWK. Private members are
+// ignored; every key needs a `kid`; only EC P-256 (ES256) and OKP Ed25519 (EdDSA) keys are
+// taken. `A2A_RESULT_INVALID_ARGUMENT` says which key is wrong and why.
+// Threads: any.
+a2a_result a2a_card_keys_new(const char *jwks, size_t jwks_len, struct a2a_card_keys **keys_out);
+
+// Adds the public half of `key` to `keys` (replacing a key with the same `kid`).
+// Threads: one at a time per key set.
+a2a_result a2a_card_keys_add_key(struct a2a_card_keys *keys, const struct a2a_signing_key *key);
+
+// Frees a key set; NULL does nothing. A client config that took it keeps its own copy.
+// Threads: any, once.
+void a2a_card_keys_free(struct a2a_card_keys *keys);
+
+// Verifies the Agent Card `card_json` (v1.0 ProtoJSON, as its document holds it) against
+// `keys`: the first of its signatures the keys verify is described in `*verified_json_out`
+// as `{"index":0,"kid":"...","alg":"EdDSA","jku":null,"form":"spec"}` (`form` is `sdk` for
+// a signature over the official SDKs' payload, refused with
+// `A2A_CARD_VERIFY_SPEC_FORM_ONLY` in `flags`). `A2A_RESULT_SIGNATURE` when the card is
+// unsigned or no signature verifies (`a2a_error_last()` gives each signature's reason),
+// `A2A_RESULT_DECODE` when it is no card. Threads: any.
+a2a_result a2a_card_verify(const uint8_t *card_json,
+                           size_t card_json_len,
+                           const struct a2a_card_keys *keys,
+                           uint32_t flags,
+                           struct a2a_bytes **verified_json_out);
 
 // Decodes (and validates) a Task from `input` in `format` (an `a2a_format`) into
 // `*task_out`; free it with `a2a_task_free`.

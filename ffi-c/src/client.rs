@@ -23,10 +23,26 @@ pub struct a2a_client {
 /// handle, so that settings can be added without changing the ABI). Make it with
 /// `a2a_client_config_new`, free it with `a2a_client_config_free`; a client copies what it
 /// needs when it connects.
-#[derive(Default)]
 pub struct a2a_client_config {
     ca_file: Option<String>,
     client_cert: Option<(String, String)>,
+    headers: Vec<(String, String)>,
+    card_keys: Option<std::sync::Arc<a2a_wire_smol::signing::CardKeySet>>,
+    require_signed_card: bool,
+    stream_resumes: u32,
+}
+
+impl Default for a2a_client_config {
+    fn default() -> Self {
+        a2a_client_config {
+            ca_file: None,
+            client_cert: None,
+            headers: Vec::new(),
+            card_keys: None,
+            require_signed_card: false,
+            stream_resumes: ClientOptions::default().stream_resumes,
+        }
+    }
 }
 
 /// A config with the defaults (`https://` agents verified against the platform's roots).
@@ -74,6 +90,76 @@ pub extern "C" fn a2a_client_config_set_client_cert_files(
         // Checked whole now, so that a bad pair fails here and not at the first call.
         a2a_wire_smol::tls::check_pem_files(cert, key).map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?;
         c.client_cert = Some((cert.to_string(), key.to_string()));
+        Ok(())
+    })
+}
+
+/// Sends the header field `name: value` with every request of the client (after the card
+/// is fetched): `Authorization: Bearer ...` for an agent that wants it, say. Call once per
+/// field. `A2A_RESULT_INVALID_ARGUMENT` for a name that is not an HTTP token or a value with
+/// a line break. Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_client_config_add_header(
+    config: *mut a2a_client_config,
+    name: *const c_char,
+    name_len: usize,
+    value: *const c_char,
+    value_len: usize,
+) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(config, "config")?;
+        let n = str_arg(name, name_len, "name")?;
+        let v = str_arg(value, value_len, "value")?;
+        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        if n.is_empty() || !n.bytes().all(token) {
+            return Err(crate::invalid(format!("header name {n:?} is not an HTTP token")));
+        }
+        if v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+            return Err(crate::invalid(format!("the value of header {n} holds a line break or NUL")));
+        }
+        c.headers.push((n.to_string(), v.to_string()));
+        Ok(())
+    })
+}
+
+/// Checks the signature of the Agent Card the client fetches against `keys` (spec 8.4; the
+/// config keeps its own copy, NULL removes them): a card that carries signatures must have
+/// one they verify, else connecting fails with `A2A_RESULT_SIGNATURE`. An unsigned card is
+/// accepted unless `a2a_client_config_set_require_signed_card`. Threads: one at a time per
+/// config.
+#[no_mangle]
+pub extern "C" fn a2a_client_config_set_card_keys(
+    config: *mut a2a_client_config,
+    keys: *const crate::signing::a2a_card_keys,
+) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(config, "config")?;
+        // SAFETY: NULL or a live key set (the header's contract).
+        c.card_keys = unsafe { keys.as_ref() }.map(|k| std::sync::Arc::new(k.inner.clone()));
+        Ok(())
+    })
+}
+
+/// With `require` true, connecting fails with `A2A_RESULT_SIGNATURE` unless the card is
+/// signed by a key of `a2a_client_config_set_card_keys` (without keys, every card is
+/// refused). Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_client_config_set_require_signed_card(config: *mut a2a_client_config, require: bool) -> a2a_result {
+    guard(|| {
+        arg_mut(config, "config")?.require_signed_card = require;
+        Ok(())
+    })
+}
+
+/// How many times in a row a stream that broke off (dropped connection, idle timeout,
+/// Unavailable from the server) is resumed with SubscribeToTask and `Last-Event-ID` before
+/// `a2a_stream_next` reports the error (default 5; 0: never). The count starts again after
+/// each event; the resumed stream goes on without repeating or losing an event.
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_client_config_set_stream_resumes(config: *mut a2a_client_config, resumes: u32) -> a2a_result {
+    guard(|| {
+        arg_mut(config, "config")?.stream_resumes = resumes;
         Ok(())
     })
 }
@@ -150,10 +236,16 @@ fn connect(
         let pair = st.client_cert.as_ref().map(|(c, k)| (Path::new(c.as_str()), Path::new(k.as_str())));
         options.tls = a2a_wire_smol::tls::ClientTls::from_files(st.ca_file.as_deref().map(Path::new), pair)
             .map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?;
+        options.card_keys = st.card_keys.clone();
+        options.require_signed_card = st.require_signed_card;
+        options.stream_resumes = st.stream_resumes;
     }
     // Before an interface is chosen, a status without A2A meaning is the card fetch's HTTP status.
-    let (client, card) =
+    let (mut client, card) =
         smol::block_on(Client::connect_with(u, &s, options)).map_err(|e| a2a_error::transport(e, &a2a::card::Binding::HttpJson))?;
+    for (n, v) in settings.map_or(&[][..], |st| st.headers.as_slice()) {
+        client = client.with_header(n, v);
+    }
     let card_json = json::encode(&card).unwrap_or_default();
     let iface = a2a_interface::new(client.interface().clone());
     box_out(o, a2a_client { inner: client, iface, card_json });

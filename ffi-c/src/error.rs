@@ -212,6 +212,7 @@ impl a2a_error {
             E::Card(m) => a2a_error::local(a2a_result::Card, m),
             E::Url(m) => a2a_error::local(a2a_result::InvalidArgument, format!("invalid URL: {m}")),
             E::Tls(m) => a2a_error::local(a2a_result::Tls, format!("TLS: {m}")),
+            E::Signature(m) => a2a_error::local(a2a_result::Signature, format!("agent card signature: {m}")),
             other => a2a_error::local(a2a_result::Transport, other.to_string()),
         }
     }

@@ -29,8 +29,10 @@ pub mod client;
 pub mod codec;
 pub mod core_client;
 pub mod error;
+pub mod receiver;
 pub mod server;
 pub mod service;
+pub mod signing;
 pub mod typed;
 
 pub use error::a2a_error;
@@ -92,6 +94,9 @@ pub enum a2a_result {
     /// TLS failed: the peer's certificate is not trusted or not for the name dialed, the
     /// handshake broke off, or a TLS file (certificate, key, CA) is unusable.
     Tls = 21,
+    /// An Agent Card signature (spec 8.4) does not verify against the trusted keys, or the
+    /// card is unsigned and a signature is required; also a signing key that cannot sign.
+    Signature = 22,
 }
 
 /// A borrowed UTF-8 string (or byte string): `data` is not NUL-terminated. Valid as long as
@@ -237,6 +242,7 @@ fn result_text(result: u32) -> &'static core::ffi::CStr {
         19 => c"the request cannot be expressed on the selected interface",
         20 => c"the message cannot be written in that format",
         21 => c"TLS failed (an untrusted or misnamed certificate, a broken handshake, an unusable TLS file)",
+        22 => c"the Agent Card signature does not verify, or a required signature is missing",
         _ => c"unknown result",
     }
 }

@@ -8,7 +8,7 @@ use a2a::engine::{AgentEvent, MemoryStore, RunId};
 use a2a::v1;
 use a2a_wire_smol::agent::{text_part, Agent, EventSink, RequestContext};
 use a2a_wire_smol::host::AgentKind;
-use a2a_wire_smol::{RunningServer, ServerConfig};
+use a2a_wire_smol::RunningServer;
 use core::ffi::{c_char, c_void};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -308,8 +308,7 @@ pub struct a2a_server {
 /// needs: the config may be freed once the server started).
 #[derive(Default)]
 pub struct a2a_server_config {
-    bearer_tokens: Option<a2a::auth::BearerTokens>,
-    tls: Option<a2a_wire_smol::tls::ServerTls>,
+    ready: a2a_wire_smol::ready::ReadyOptions,
 }
 
 /// A config with the defaults (no authentication: every call is anonymous).
@@ -343,7 +342,7 @@ pub extern "C" fn a2a_server_config_set_bearer_tokens(
         if table.is_empty() {
             return Err(invalid("bearer tokens: no TOKEN PRINCIPAL line, so no caller could authenticate"));
         }
-        c.bearer_tokens = Some(table);
+        c.ready.bearer_tokens = Some(table);
         Ok(())
     })
 }
@@ -366,7 +365,101 @@ pub extern "C" fn a2a_server_config_set_tls_files(
         let cert = str_arg(cert_path, cert_path_len, "cert_path")?;
         let key = str_arg(key_path, key_path_len, "key_path")?;
         let tls = a2a_wire_smol::tls::ServerTls::from_pem_files(cert, key).map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?;
-        c.tls = Some(tls);
+        c.ready.tls = Some(tls);
+        Ok(())
+    })
+}
+
+/// Signs the card and the extended cards the server publishes with `key` (spec 8.4), `jku`
+/// (NULL: none) in each signature's header. The config keeps its own reference to the key
+/// (free yours when you like). Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_signing_key(
+    config: *mut a2a_server_config,
+    key: *const crate::signing::a2a_signing_key,
+    jku: *const c_char,
+    jku_len: usize,
+) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        let k = arg(key, "key")?;
+        let jku = crate::opt_str_arg(jku, jku_len, "jku")?;
+        c.ready.signing_key = Some(k.inner.clone());
+        c.ready.card_jku = jku.map(String::from);
+        Ok(())
+    })
+}
+
+/// Serves the extended Agent Card `card_json` (v1.0 ProtoJSON; without
+/// `supportedInterfaces` it gets the server's) by GetExtendedAgentCard: to the caller whose
+/// principal is `principal`, or, with `principal` NULL, to every authenticated caller without
+/// a card of its own. Anonymous callers get none (ExtendedAgentCardNotConfigured); clients
+/// never cache it. Needs authentication (`a2a_server_config_set_bearer_tokens`). A card that
+/// does not decode is `A2A_RESULT_DECODE` now; one the service cannot serve is
+/// `A2A_RESULT_CARD` at start. Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_extended_card(
+    config: *mut a2a_server_config,
+    principal: *const c_char,
+    principal_len: usize,
+    card_json: *const u8,
+    card_json_len: usize,
+) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        let principal = crate::opt_str_arg(principal, principal_len, "principal")?;
+        let card: v1::AgentCard =
+            a2a::codec::json::decode_unchecked(bytes_arg(card_json, card_json_len, "card_json")?).map_err(|e| a2a_error::decode(&e))?;
+        match principal {
+            Some(p) => {
+                c.ready.extended_cards.insert(p.to_string(), card);
+            }
+            None => c.ready.extended_card = Some(card),
+        }
+        Ok(())
+    })
+}
+
+/// Lets push notifications reach `entry` although it is not public — a host name
+/// (`localhost`), an address (`127.0.0.1`, `[::1]`) or a network (`10.0.0.0/8`) — for local
+/// development; the SSRF guard stays on for every other receiver. Call once per entry.
+/// `A2A_RESULT_INVALID_ARGUMENT` for an entry that is none of these.
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_allow_webhook(config: *mut a2a_server_config, entry: *const c_char, entry_len: usize) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        let e = str_arg(entry, entry_len, "entry")?;
+        a2a_wire_smol::ready::allow_webhooks(&mut c.ready.webhooks, &[e]).map_err(invalid)?;
+        Ok(())
+    })
+}
+
+/// Turns the SSRF guard off (`allow` true): push notifications may go to loopback, private
+/// and link-local addresses. For tests and single-host setups only; prefer
+/// `a2a_server_config_allow_webhook`. Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_allow_private_webhooks(config: *mut a2a_server_config, allow: bool) -> a2a_result {
+    guard(|| {
+        crate::arg_mut(config, "config")?.ready.webhooks.allow_private = allow;
+        Ok(())
+    })
+}
+
+/// Verifies `https://` webhook receivers against the certificate authorities of the PEM file
+/// at `path` only, instead of the platform's roots. `A2A_RESULT_TLS` when the file cannot be
+/// read or holds no certificate. Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_webhook_ca_file(
+    config: *mut a2a_server_config,
+    path: *const c_char,
+    path_len: usize,
+) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        let p = str_arg(path, path_len, "path")?;
+        let tls = a2a_wire_smol::tls::ClientTls::from_ca_file(p).map_err(|e| a2a_error::local(a2a_result::Tls, e.to_string()))?;
+        c.ready.webhooks.tls = Some(tls);
         Ok(())
     })
 }
@@ -432,9 +525,9 @@ fn start_server(
     let a = str_arg(addr, addr_len, "addr")?;
     let mut sa: SocketAddr = a.parse().map_err(|e| invalid(format!("`addr` {a:?} is not IP:PORT: {e}")))?;
     let raw = bytes_arg(card_json, card_json_len, "card_json")?;
-    let mut card = match crate::codec::read_card(raw) {
+    let card = match crate::codec::read_card(raw) {
         Ok(c) => c,
-        // A card without interfaces gets the standard ones below (then it is checked whole).
+        // A card without interfaces gets the standard ones (then it is checked whole).
         Err(e) => match a2a::codec::json::decode_unchecked::<v1::AgentCard>(raw) {
             Ok(c) if c.supported_interfaces.is_empty() => c,
             _ => return Err(e),
@@ -442,18 +535,12 @@ fn start_server(
     };
     // The card must name the port before the server binds it.
     sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
-    let origin = a2a_wire_smol::demo::origin(sa, settings.is_some_and(|s| s.tls.is_some()));
-    if card.supported_interfaces.is_empty() {
-        card = a2a_wire_smol::demo::with_standard_interfaces_at(card, &origin);
-        let whole = a2a::codec::json::encode(&card).map_err(|e| a2a_error::local(a2a_result::Card, e.to_string()))?;
-        card = crate::codec::read_card(&whole)?;
-    }
-    let mut config = ServerConfig::new(card);
-    if let Some(t) = settings.and_then(|s| s.bearer_tokens.clone()) {
-        config = config.with_bearer_tokens(t);
-    }
-    config.log = a2a::log::silent();
-    config.tls = settings.and_then(|s| s.tls.clone());
+    let ready = settings.map(|s| s.ready.clone()).unwrap_or_default();
+    let origin = ready.origin(sa);
+    let config = ready.server_config(Some(card), sa).map_err(|e| match e {
+        a2a_wire_smol::ready::ReadyError::Card(m) => a2a_error::local(a2a_result::Card, m),
+        a2a_wire_smol::ready::ReadyError::Signature(m) => a2a_error::local(a2a_result::Signature, m),
+    })?;
     let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
     let server = RunningServer::start(sa, config, kind, MemoryStore::new()).map_err(|e| {
         // The service refuses a card it cannot serve (two bindings on one path, say) this way.

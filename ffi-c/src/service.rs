@@ -286,14 +286,107 @@ pub extern "C" fn a2a_service_new(
         if !ext.is_empty() {
             config.extended_card = Some(read_card(ext)?);
         }
-        config.authenticate = flags & A2A_SERVICE_AUTHENTICATE != 0;
-        config.engine.dedup_message_ids = flags & A2A_SERVICE_DEDUP_MESSAGE_IDS != 0;
-        let service = Service::new(config, MemoryStore::new(), random_key()?, timestamp(now_ms))
-            .map_err(|e| a2a_error::local(a2a_result::Card, e.0))?;
-        let message_prefix = random_key()? as u64;
-        box_out(o, a2a_service { inner: service, message_prefix, next_message: 0 });
+        new_service(config, flags, now_ms, o)
+    })
+}
+
+/// Service settings beyond the card and flags, for `a2a_service_new_with` (a handle, so
+/// that settings can be added without changing the ABI). Make it with
+/// `a2a_service_config_new`, free it with `a2a_service_config_free`; the service copies what
+/// it needs.
+pub struct a2a_service_config {
+    card: v1::AgentCard,
+    extended_card: Option<v1::AgentCard>,
+    extended_cards: std::collections::BTreeMap<String, v1::AgentCard>,
+    flags: u32,
+}
+
+/// A config serving the Agent Card `card_json` (v1.0 ProtoJSON, checked now:
+/// `A2A_RESULT_CARD` when it cannot be read). Sign the card first (`a2a_card_sign`) to serve
+/// it signed. Threads: any.
+#[no_mangle]
+pub extern "C" fn a2a_service_config_new(
+    card_json: *const u8,
+    card_json_len: usize,
+    config_out: *mut *mut a2a_service_config,
+) -> a2a_result {
+    guard(|| {
+        let o = out(config_out, "config_out")?;
+        let card = read_card(bytes_arg(card_json, card_json_len, "card_json")?)?;
+        box_out(o, a2a_service_config { card, extended_card: None, extended_cards: Default::default(), flags: 0 });
         Ok(())
     })
+}
+
+/// Sets the `A2A_SERVICE_*` flags (replacing those set before). Threads: one at a time per
+/// config.
+#[no_mangle]
+pub extern "C" fn a2a_service_config_set_flags(config: *mut a2a_service_config, flags: u32) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(config, "config")?;
+        if flags & !(A2A_SERVICE_AUTHENTICATE | A2A_SERVICE_DEDUP_MESSAGE_IDS) != 0 {
+            return Err(invalid(format!("unknown flags {flags:#x}")));
+        }
+        c.flags = flags;
+        Ok(())
+    })
+}
+
+/// Serves the extended Agent Card `card_json` (v1.0 ProtoJSON, checked now:
+/// `A2A_RESULT_CARD`) by GetExtendedAgentCard: to the caller the host authenticated as
+/// `principal`, or, with `principal` NULL, to every authenticated caller without a card of
+/// its own. Anonymous callers get none. Needs `A2A_SERVICE_AUTHENTICATE`.
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_service_config_set_extended_card(
+    config: *mut a2a_service_config,
+    principal: *const c_char,
+    principal_len: usize,
+    card_json: *const u8,
+    card_json_len: usize,
+) -> a2a_result {
+    guard(|| {
+        let c = arg_mut(config, "config")?;
+        let principal = crate::opt_str_arg(principal, principal_len, "principal")?;
+        let card = read_card(bytes_arg(card_json, card_json_len, "card_json")?)?;
+        match principal {
+            Some(p) => {
+                c.extended_cards.insert(p.to_string(), card);
+            }
+            None => c.extended_card = Some(card),
+        }
+        Ok(())
+    })
+}
+
+/// Frees a config; NULL does nothing. Threads: any, once.
+#[no_mangle]
+pub extern "C" fn a2a_service_config_free(config: *mut a2a_service_config) {
+    guard_value((), || crate::free_box(config))
+}
+
+/// `a2a_service_new` with the settings of `config`; the service copies them (`config` may
+/// be freed or changed afterwards). The handle is used from one thread at a time.
+#[no_mangle]
+pub extern "C" fn a2a_service_new_with(config: *const a2a_service_config, now_ms: i64, service_out: *mut *mut a2a_service) -> a2a_result {
+    guard(|| {
+        let c = arg(config, "config")?;
+        let o = out(service_out, "service_out")?;
+        let mut sc = ServiceConfig::new(c.card.clone());
+        sc.extended_card = c.extended_card.clone();
+        sc.extended_cards = c.extended_cards.clone();
+        new_service(sc, c.flags, now_ms, o)
+    })
+}
+
+fn new_service(mut config: ServiceConfig, flags: u32, now_ms: i64, o: &mut *mut a2a_service) -> Result<(), a2a_error> {
+    config.authenticate = flags & A2A_SERVICE_AUTHENTICATE != 0;
+    config.engine.dedup_message_ids = flags & A2A_SERVICE_DEDUP_MESSAGE_IDS != 0;
+    let service =
+        Service::new(config, MemoryStore::new(), random_key()?, timestamp(now_ms)).map_err(|e| a2a_error::local(a2a_result::Card, e.0))?;
+    let message_prefix = random_key()? as u64;
+    box_out(o, a2a_service { inner: service, message_prefix, next_message: 0 });
+    Ok(())
 }
 
 /// Frees a service; NULL does nothing. Outputs already taken stay valid.

@@ -12,7 +12,10 @@
 #    two-principal matrix), dynamic and under the sanitizers;
 # 5. TLS: the ready server and client with a test CA, and the official Python SDK's client
 #    against the C agent over TLS;
-# 6. the C tests, the agent/client examples and both servers (with the SDK's checks) under
+# 6. Agent Card signatures and extended cards per identity (test_cards.c), and push
+#    notifications into a webhook hosted in cpp-httplib with a2a_receiver (test_webhook.cpp),
+#    dynamic and under the sanitizers (the receiver's sans-IO test is in the loop of 1);
+# 7. the C tests, the agent/client examples and both servers (with the SDK's checks) under
 #    valgrind (memcheck, leak check full).
 # Everything listens on 127.0.0.1; every run is bounded by `timeout`.
 set -eu
@@ -28,7 +31,7 @@ STATIC="-L$PREFIX/lib -Wl,-Bstatic -la2a_wire -Wl,-Bdynamic -lpthread -ldl -lm"
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 VALGRIND="valgrind -q --num-callers=40 --suppressions=$ROOT/ffi-c/tests/valgrind.supp --leak-check=full --error-exitcode=9 --errors-for-leak-kinds=definite,indirect,possible"
 T="timeout 600"
-TESTS=${C_TESTS:-"api loopback vectors"}
+TESTS=${C_TESTS:-"api loopback vectors receiver"}
 run() { # name, command...
   name=$1; shift
   printf '%s: ' "$name"
@@ -69,6 +72,19 @@ TESTCA=${A2A_TESTCA_BIN:-$ROOT/target/debug/a2a-wire-testca}
 rm -rf "$B/tls" && "$TESTCA" "$B/tls"
 gcc $CFLAGS $CFLAGS_PC "$ROOT/ffi-c/tests/test_tls.c" $LIBS_PC -Wl,-rpath,"$PREFIX/lib" -o "$B/test_tls"
 run "dynamic tls" $T "$B/test_tls" "$B/tls" "$ROOT/target/interop-py-venv/bin/python" "$ROOT/tests/interop/python/their_client.py"
+
+# Signatures and extended cards; push notifications into a cpp-httplib webhook.
+echo "== cards (signatures, extended cards per identity) and webhooks (a2a_receiver in cpp-httplib)"
+gcc $CFLAGS $CFLAGS_PC "$ROOT/ffi-c/tests/test_cards.c" $LIBS_PC -Wl,-rpath,"$PREFIX/lib" -o "$B/test_cards"
+gcc $CFLAGS $SAN $CFLAGS_PC "$ROOT/ffi-c/tests/test_cards.c" $LIBS_PC -Wl,-rpath,"$PREFIX/lib" -o "$B/test_cards_asan"
+HTTPLIB="$(pkg-config --cflags cpp-httplib 2>/dev/null)"
+HTTPLIB_LIBS="$(pkg-config --libs cpp-httplib 2>/dev/null)"
+g++ -std=c++17 -Wall -Wextra -Werror -g -O1 $CFLAGS_PC $HTTPLIB "$ROOT/ffi-c/tests/test_webhook.cpp" $LIBS_PC $HTTPLIB_LIBS -Wl,-rpath,"$PREFIX/lib" -lpthread -o "$B/test_webhook"
+g++ -std=c++17 -Wall -Wextra -Werror -g -O1 $SAN $CFLAGS_PC $HTTPLIB "$ROOT/ffi-c/tests/test_webhook.cpp" $LIBS_PC $HTTPLIB_LIBS -Wl,-rpath,"$PREFIX/lib" -lpthread -o "$B/test_webhook_asan"
+run "dynamic cards" $T "$B/test_cards"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run "asan+ubsan cards" $T "$B/test_cards_asan"
+run "dynamic webhook" $T "$B/test_webhook"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run "asan+ubsan webhook" $T "$B/test_webhook_asan"
 
 echo "== examples through CMake find_package(a2a_wire)"
 cmake -S "$ROOT/examples" -B "$B/examples" -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_BUILD_TYPE=Debug >/dev/null

@@ -664,7 +664,7 @@ static void null_utf8_and_sizes(void) {
 
 int main(void) {
   CHECK(strcmp(a2a_version(), A2A_WIRE_VERSION) == 0, "a2a_version() %s, header %s", a2a_version(), A2A_WIRE_VERSION);
-  for (unsigned r = 0; r <= 20; r++) CHECK(strcmp(a2a_result_message(r), "unknown result") != 0, "result %u has a message", r);
+  for (unsigned r = 0; r <= 22; r++) CHECK(strcmp(a2a_result_message(r), "unknown result") != 0, "result %u has a message", r);
   CHECK(strcmp(a2a_result_message(1000), "unknown result") == 0, "unknown result");
   const char *bindings[] = {"JSONRPC", "HTTP+JSON", "GRPC"}, *versions[] = {"1.0", "0.3"};
   for (int b = 0; b < 3; b++)

@@ -64,14 +64,14 @@ fn a_signed_card_is_checked_on_connect_and_a_wrong_or_missing_signature_is_refus
         for require in [false, true] {
             let r =
                 Client::connect_with(&url, &ClientSupport::default(), trusting(Some(CardKeySet::default().with_key(&ec)), require)).await;
-            assert!(matches!(&r, Err(Error::Card(m)) if m.contains("no trusted key has kid ed")), "{:?}", r.err());
+            assert!(matches!(&r, Err(Error::Signature(m)) if m.contains("no trusted key has kid ed")), "{:?}", r.err());
         }
         // An unsigned card: accepted with keys unless a signature is required.
         let keys = || Some(CardKeySet::default().with_key(&ed));
         assert!(Client::connect_with(&plain, &ClientSupport::default(), trusting(keys(), false)).await.is_ok());
         let r = Client::connect_with(&plain, &ClientSupport::default(), trusting(keys(), true)).await;
-        assert!(matches!(&r, Err(Error::Card(m)) if m.contains("not signed")), "{:?}", r.err());
+        assert!(matches!(&r, Err(Error::Signature(m)) if m.contains("not signed")), "{:?}", r.err());
         let r = Client::connect_with(&plain, &ClientSupport::default(), trusting(None, true)).await;
-        assert!(matches!(&r, Err(Error::Card(m)) if m.contains("no card keys")), "{:?}", r.err());
+        assert!(matches!(&r, Err(Error::Signature(m)) if m.contains("no card keys")), "{:?}", r.err());
     });
 }

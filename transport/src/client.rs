@@ -140,7 +140,7 @@ pub async fn fetch_card_with(url: &str, options: &ClientOptions) -> Result<CardV
 /// [`a2a_wire::signing::check_card_document`]).
 pub fn check_card_signature(body: &[u8], options: &ClientOptions) -> Result<Option<a2a_wire::signing::Verified>, Error> {
     let keys = options.card_keys.as_deref().map(|k| k as &dyn a2a_wire::signing::CardKeys);
-    a2a_wire::signing::check_card_document(body, keys, options.require_signed_card).map_err(|e| Error::Card(e.to_string()))
+    a2a_wire::signing::check_card_document(body, keys, options.require_signed_card).map_err(|e| Error::Signature(e.to_string()))
 }
 
 /// [`fetch_card_with`], also returning the signature that verified (see

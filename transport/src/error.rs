@@ -29,6 +29,9 @@ pub enum Error {
     /// TLS failed: the peer's certificate is not trusted or not for the name dialed, the
     /// handshake broke off, or the TLS settings (certificate, key, CA file) are unusable.
     Tls(String),
+    /// The Agent Card's signature (spec 8.4) does not verify against the keys the client
+    /// trusts, or the card is unsigned and a signature is required.
+    Signature(String),
 }
 
 impl fmt::Display for Error {
@@ -40,6 +43,7 @@ impl fmt::Display for Error {
             Error::Url(m) => write!(f, "invalid URL: {m}"),
             Error::Card(m) => write!(f, "agent card: {m}"),
             Error::Tls(m) => write!(f, "TLS: {m}"),
+            Error::Signature(m) => write!(f, "agent card signature: {m}"),
         }
     }
 }

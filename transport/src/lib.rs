@@ -82,6 +82,7 @@ pub mod grpc;
 pub mod host;
 pub mod http1;
 pub mod io;
+pub mod ready;
 pub mod server;
 pub mod signing;
 #[cfg(feature = "sqlite")]

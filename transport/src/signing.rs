@@ -67,9 +67,10 @@ impl SigningKey {
     /// `{"kty":"OKP","crv":"Ed25519","x","d","kid"}` (`alg`, when present, must match).
     pub fn from_jwk(text: &str) -> Result<SigningKey, Error> {
         let jwk: Value = serde_json::from_str(text).map_err(|e| key_error(format!("not a JWK: {e}")))?;
+        let alg = jwk_alg(&jwk)?;
         let kid = text_member(&jwk, "kid").filter(|k| !k.is_empty()).ok_or_else(|| key_error("the JWK has no kid"))?;
         let d = member(&jwk, "d")?;
-        let key = match jwk_alg(&jwk)? {
+        let key = match alg {
             "ES256" => {
                 let mut point = vec![4u8];
                 point.extend(member(&jwk, "x")?);
@@ -108,18 +109,29 @@ impl SigningKey {
         Ok(SigningKey { kid: kid.to_string(), key })
     }
 
-    /// A key from a file: a private JWK (JSON), or a PKCS#8 PEM key named `kid`.
+    /// A key from text: a private JWK (JSON; `kid`, when given, replaces its own), or a
+    /// PKCS#8 PEM key named `kid`.
+    pub fn from_text(text: &str, kid: Option<&str>) -> Result<SigningKey, Error> {
+        let kid = kid.filter(|k| !k.is_empty());
+        if text.trim_start().starts_with('{') {
+            let key = SigningKey::from_jwk(text)?;
+            return Ok(match kid {
+                Some(k) => SigningKey { kid: k.to_string(), ..key },
+                None => key,
+            });
+        }
+        SigningKey::from_pkcs8_pem(text, kid.ok_or_else(|| key_error("a PEM key needs a kid"))?)
+    }
+
+    /// A key from a file: a private JWK (JSON), or a PKCS#8 PEM key named `kid` (see
+    /// [`SigningKey::from_text`]).
     pub fn from_file(path: impl AsRef<Path>, kid: Option<&str>) -> Result<SigningKey, Error> {
         let p = path.as_ref();
         let text = std::fs::read_to_string(p).map_err(|e| key_error(format!("{}: {e}", p.display())))?;
-        if text.trim_start().starts_with('{') {
-            let key = SigningKey::from_jwk(&text)?;
-            return Ok(match kid {
-                Some(k) if !k.is_empty() => SigningKey { kid: k.to_string(), ..key },
-                _ => key,
-            });
-        }
-        SigningKey::from_pkcs8_pem(&text, kid.ok_or_else(|| key_error(format!("{}: a PEM key needs a kid", p.display())))?)
+        SigningKey::from_text(&text, kid).map_err(|e| match e {
+            Error::Card(m) => Error::Card(format!("{}: {m}", p.display())),
+            other => other,
+        })
     }
 
     /// The public half as a JWK (with `kid`, `alg` and `use: sig`), for the verifiers' key set.

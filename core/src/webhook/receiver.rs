@@ -148,10 +148,14 @@ impl Receiver {
         };
         let task_id = task_id.to_string();
         let digest = digest(&event)?;
+        // The window may have shrunk since the task's first events.
+        while seen.len() > self.window {
+            seen.pop_front();
+        }
         if seen.contains(&digest) {
             return Ok(Delivery::Duplicate { task_id });
         }
-        if seen.len() >= self.window {
+        if seen.len() == self.window {
             seen.pop_front();
         }
         seen.push_back(digest);

@@ -1,0 +1,171 @@
+//! The settings of the language bindings' ready servers (C `a2a_server_config`, Python
+//! `AgentServer`, Node `serve`), turned into a [`ServerConfig`] in the one order that is
+//! right, so that the three bindings cannot drift apart:
+//!
+//! 1. a card (and an extended card) that lists no interfaces gets the six of
+//!    [`crate::demo::standard_interfaces`] at the server's origin (`https://` with TLS); with
+//!    extended cards, the card declares `capabilities.extendedAgentCard`;
+//! 2. each card is checked whole, as the service reads it (REQUIRED fields, values);
+//! 3. with bearer tokens, every card declares the bearer scheme;
+//! 4. last, the cards are signed (a change after signing would break the signature).
+
+use crate::signing::SigningKey;
+use crate::webhook::WebhookPolicy;
+use crate::ServerConfig;
+use a2a_wire::auth::BearerTokens;
+use a2a_wire::v1;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// What a binding's ready server is set up with besides its card and agent.
+#[derive(Clone, Default)]
+pub struct ReadyOptions {
+    /// Token to principal: every call needs `Authorization: Bearer TOKEN`.
+    pub bearer_tokens: Option<BearerTokens>,
+    /// Serve HTTPS only with this certificate.
+    pub tls: Option<crate::tls::ServerTls>,
+    /// The extended card every authenticated caller without a card of its own gets.
+    pub extended_card: Option<v1::AgentCard>,
+    /// Extended cards per principal.
+    pub extended_cards: BTreeMap<String, v1::AgentCard>,
+    /// Sign the card and the extended cards with this key (spec 8.4).
+    pub signing_key: Option<Arc<SigningKey>>,
+    /// The `jku` put in each signature's header (where the verifier may find the key set).
+    pub card_jku: Option<String>,
+    /// How push notifications are delivered (the SSRF guard's allow-list, TLS roots).
+    pub webhooks: WebhookPolicy,
+}
+
+/// Why a ready server's settings cannot be served.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadyError {
+    /// A card (or extended card) is not a valid v1.0 Agent Card.
+    Card(String),
+    /// The signing key could not sign a card.
+    Signature(String),
+}
+
+impl std::fmt::Display for ReadyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadyError::Card(m) => write!(f, "{m}"),
+            ReadyError::Signature(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadyError {}
+
+/// `card` with the standard interfaces when it lists none, checked as the service reads it.
+fn served(card: v1::AgentCard, origin: &str, what: &str) -> Result<v1::AgentCard, ReadyError> {
+    let card = crate::demo::with_standard_interfaces_at(card, origin);
+    let bytes = a2a_wire::codec::json::encode(&card).map_err(|e| ReadyError::Card(format!("{what}: {e}")))?;
+    a2a_wire::codec::json::decode::<v1::AgentCard>(&bytes).map_err(|e| ReadyError::Card(format!("{what}: {e}")))
+}
+
+impl ReadyOptions {
+    /// The origin a server at `addr` with these options publishes (`https://` with TLS).
+    pub fn origin(&self, addr: SocketAddr) -> String {
+        crate::demo::origin(addr, self.tls.is_some())
+    }
+
+    /// The server config for `card` (None: the demo card) served at `addr` (a concrete
+    /// address: see [`crate::server::concrete_addr`]), in the order the module documentation
+    /// gives. The log is silent (the bindings report through their own languages).
+    pub fn server_config(self, card: Option<v1::AgentCard>, addr: SocketAddr) -> Result<ServerConfig, ReadyError> {
+        let origin = self.origin(addr);
+        let mut card = card.unwrap_or_else(|| crate::demo::card_at(&origin));
+        if self.extended_card.is_some() || !self.extended_cards.is_empty() {
+            card.capabilities.get_or_insert_with(Default::default).extended_agent_card = Some(true);
+        }
+        let card = served(card, &origin, "the card")?;
+        let mut config = ServerConfig::new(card);
+        config.extended_card = self.extended_card.map(|c| served(c, &origin, "the extended card")).transpose()?;
+        for (principal, c) in self.extended_cards {
+            let c = served(c, &origin, &format!("the extended card of {principal:?}"))?;
+            config.extended_cards.insert(principal, c);
+        }
+        if let Some(t) = self.bearer_tokens {
+            config = config.with_bearer_tokens(t);
+        }
+        config.log = a2a_wire::log::silent();
+        config.tls = self.tls;
+        config.webhooks = self.webhooks;
+        if let Some(key) = &self.signing_key {
+            config.sign_cards(key, self.card_jku.as_deref()).map_err(|e| ReadyError::Signature(e.to_string()))?;
+        }
+        Ok(config)
+    }
+}
+
+/// Parses allow-list entries (a host name, an address or a CIDR network each; see
+/// [`a2a_wire::webhook::Allow`]) into `policy`; the error names the entry.
+pub fn allow_webhooks<S: AsRef<str>>(policy: &mut WebhookPolicy, entries: &[S]) -> Result<(), String> {
+    for e in entries {
+        let e = e.as_ref();
+        policy.allow.push(e.parse().map_err(|m| format!("webhook allow-list entry {e:?}: {m}"))?);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a_wire::signing::{CardSigner, Verification};
+
+    const ED: &str = r#"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","kid":"ed"}"#;
+
+    fn addr() -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], 4321))
+    }
+
+    /// A valid card without interfaces.
+    fn named(name: &str) -> v1::AgentCard {
+        v1::AgentCard { name: name.into(), supported_interfaces: Vec::new(), ..crate::demo::card_at("http://x") }
+    }
+
+    #[test]
+    fn cards_get_interfaces_the_bearer_scheme_and_then_a_signature_that_covers_both() -> Result<(), Box<dyn std::error::Error>> {
+        let key = Arc::new(SigningKey::from_jwk(ED)?);
+        let mut options = ReadyOptions {
+            bearer_tokens: Some(BearerTokens::parse("tok-a alice\n")?),
+            extended_card: Some(named("Default")),
+            signing_key: Some(key.clone()),
+            card_jku: Some("https://keys.example/jwks.json".into()),
+            ..ReadyOptions::default()
+        };
+        options.extended_cards.insert("alice".into(), named("Alice's"));
+        let config = options.server_config(Some(named("Public")), addr())?;
+        let keys = crate::signing::CardKeySet::default().with_key(&key);
+        let ext = config.extended_card.as_ref().ok_or("an extended card")?;
+        let alice = config.extended_cards.get("alice").ok_or("alice's card")?;
+        for card in [&config.card, ext, alice] {
+            assert_eq!(card.supported_interfaces.len(), 6, "{}", card.name);
+            assert!(card.supported_interfaces[0].url.starts_with("http://127.0.0.1:4321/"), "{}", card.name);
+            assert!(card.security_schemes.contains_key("bearer"), "{}", card.name);
+            let v = keys.verify_card(card, Verification { accept_sdk_form: false })?;
+            assert_eq!((v.kid.as_str(), v.jku.as_deref()), (key.kid(), Some("https://keys.example/jwks.json")));
+        }
+        assert_eq!(alice.name, "Alice's");
+        assert_eq!(config.card.capabilities.as_ref().and_then(|c| c.extended_agent_card), Some(true), "declared");
+        Ok(())
+    }
+
+    #[test]
+    fn tls_publishes_https_and_bad_cards_and_entries_are_named() -> Result<(), Box<dyn std::error::Error>> {
+        let config = ReadyOptions::default().server_config(None, addr())?;
+        assert_eq!(config.card.supported_interfaces[0].url, "http://127.0.0.1:4321/a2a/jsonrpc");
+        // A card without its REQUIRED description is refused, and the message says which card.
+        let mut options = ReadyOptions::default();
+        options.extended_cards.insert("bob".into(), v1::AgentCard { description: String::new(), ..named("x") });
+        let Err(ReadyError::Card(m)) = options.server_config(None, addr()) else { return Err("a bad extended card was served".into()) };
+        assert!(m.contains("\"bob\""), "{m}");
+        let mut policy = WebhookPolicy::default();
+        allow_webhooks(&mut policy, &["127.0.0.1", "10.0.0.0/8", "localhost"])?;
+        assert_eq!(policy.allow.len(), 3);
+        let e = allow_webhooks(&mut policy, &["10.0.0.0/99"]).err().ok_or("a bad prefix was taken")?;
+        assert!(e.contains("10.0.0.0/99"), "{e}");
+        Ok(())
+    }
+}
