@@ -15,6 +15,7 @@
 
 use crate::errors;
 use crate::model::generated::*;
+use crate::signing::PyCardKeySet;
 use crate::wake::{Wake, Watch};
 use a2a::card::SelectedInterface;
 use a2a::op::{Operation, Request, Response};
@@ -151,6 +152,7 @@ fn error_to_py(py: Python<'_>, e: &Error, binding: &str) -> PyErr {
         Error::Url(m) => PyValueError::new_err(format!("invalid URL: {m}")),
         Error::Card(m) => errors::card_error(py, m),
         Error::Tls(m) => errors::tls_error(py, m),
+        Error::Signature(m) => errors::signature_error(py, m),
         other => errors::transport_error(py, &other.to_string()),
     }
 }
@@ -208,8 +210,14 @@ impl ClientHub {
         self.watch.take()
     }
 
-    /// Fetches the card at `url` and selects the interface; the result is the card.
-    #[pyo3(signature = (token, url, bindings, versions, timeout, headers, extensions, ca_file = None, client_cert = None))]
+    /// Fetches the card at `url` and selects the interface; the result is the card. With
+    /// `card_keys` a signed card must carry a signature they verify, and with
+    /// `require_signed_card` an unsigned one is refused (`CardSignatureError`).
+    /// `stream_resumes`: how many times in a row a broken stream is resumed (0: never).
+    #[pyo3(signature = (
+        token, url, bindings, versions, timeout, headers, extensions, ca_file = None, client_cert = None, card_keys = None,
+        require_signed_card = false, stream_resumes = 5
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn connect(
         &self,
@@ -223,7 +231,12 @@ impl ClientHub {
         extensions: Vec<String>,
         ca_file: Option<std::path::PathBuf>,
         client_cert: Option<(std::path::PathBuf, std::path::PathBuf)>,
+        card_keys: Option<PyRef<'_, PyCardKeySet>>,
+        require_signed_card: bool,
+        stream_resumes: i64,
     ) -> PyResult<()> {
+        let stream_resumes = u32::try_from(stream_resumes)
+            .map_err(|_| PyValueError::new_err(format!("stream_resumes must be a count from 0 to {}, got {stream_resumes}", u32::MAX)))?;
         let tls = crate::server::client_tls(py, ca_file, client_cert)?;
         let support = crate::wire::client_support(&bindings, &versions)?;
         if !(timeout > 0.0 && timeout.is_finite()) {
@@ -233,6 +246,9 @@ impl ClientHub {
         options.deadline = Duration::from_secs_f64(timeout);
         options.connect_timeout = options.connect_timeout.min(options.deadline);
         options.tls = tls;
+        options.stream_resumes = stream_resumes;
+        options.card_keys = card_keys.map(|k| k.snapshot());
+        options.require_signed_card = require_signed_card;
         let hub = self.hub.clone();
         smol::spawn(async move {
             let r = Client::connect_with(&url, &support, options.clone()).await;

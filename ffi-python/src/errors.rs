@@ -33,7 +33,9 @@ class!(protocol_class, "ProtocolError");
 class!(cannot_send_class, "CannotSendError");
 class!(transport_class, "TransportError");
 class!(card_class, "CardError");
+class!(signature_class, "CardSignatureError");
 class!(tls_class, "TLSError");
+class!(validation_class, "ValidationError");
 class!(syntax_class, "JsonSyntaxError");
 class!(invalid_value_class, "InvalidValueError");
 class!(missing_class, "MissingFieldError");
@@ -67,6 +69,12 @@ pub(crate) fn decode_error(py: Python<'_>, e: &DecodeError) -> PyErr {
         _ => invalid_value_class(py),
     };
     validation(py, cls, e.field(), e.description(), e.violations(), e.position())
+}
+
+/// Values that do not make a valid message, where only the description is known (a card the
+/// ready server's settings refuse): the `ValidationError` base class.
+pub(crate) fn validation_error(py: Python<'_>, description: &str) -> PyErr {
+    validation(py, validation_class(py), "", description, &[], None)
 }
 
 /// A conversion (v0.3 translation) error.
@@ -247,4 +255,10 @@ pub(crate) fn cannot_send(py: Python<'_>, message: &str) -> PyErr {
 
 pub(crate) fn card_error(py: Python<'_>, message: &str) -> PyErr {
     make(card_class(py), (message,), None)
+}
+
+/// An Agent Card whose signature does not verify, or that is unsigned where a signature is
+/// required.
+pub(crate) fn signature_error(py: Python<'_>, message: &str) -> PyErr {
+    make(signature_class(py), (message,), None)
 }

@@ -16,7 +16,9 @@ mod model;
 mod run;
 mod server;
 mod service;
+mod signing;
 mod wake;
+mod webhook;
 mod wire;
 
 use pyo3::prelude::*;
@@ -35,6 +37,11 @@ fn _a2a_wire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::ReadyServer>()?;
     m.add_class::<service::ServiceHost>()?;
     m.add_class::<client::ClientHub>()?;
+    m.add_class::<signing::PySigningKey>()?;
+    m.add_class::<signing::PyCardKeySet>()?;
+    m.add_class::<signing::VerifiedSignature>()?;
+    m.add_class::<webhook::PyWebhookReceiver>()?;
+    m.add_class::<webhook::PyDelivery>()?;
     m.add_function(wrap_pyfunction!(errors::_error_table, m)?)?;
     m.add_function(wrap_pyfunction!(errors::_render_error, m)?)?;
     m.add_function(wrap_pyfunction!(wire::_v03_to_v1, m)?)?;

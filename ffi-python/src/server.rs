@@ -11,15 +11,19 @@
 use crate::errors;
 use crate::model::generated::PyAgentCard;
 use crate::run::{Backend, Run};
+use crate::signing::PySigningKey;
 use crate::wake::{Wake, Watch};
 use a2a::engine::{MemoryStore, RunId};
 use a2a::v1;
 use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
 use a2a_wire_smol::host::AgentKind;
-use a2a_wire_smol::{RunningServer, ServerConfig};
+use a2a_wire_smol::ready::{ReadyError, ReadyOptions};
+use a2a_wire_smol::webhook::WebhookPolicy;
+use a2a_wire_smol::RunningServer;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::os::fd::RawFd;
@@ -102,10 +106,21 @@ pub struct ReadyServer {
 impl ReadyServer {
     /// Binds `host:port` (port 0: a free one) and serves `card` (None or a card without
     /// interfaces: the standard six). With `bearer_tokens` (token to principal) every call
-    /// needs `Authorization: Bearer TOKEN` and each principal sees only its own tasks.
+    /// needs `Authorization: Bearer TOKEN` and each principal sees only its own tasks;
+    /// `extended_card` is what every authenticated caller gets from `GetExtendedAgentCard`,
+    /// `extended_cards` (principal to card) what one principal gets instead. With
+    /// `signing_key` the card and the extended cards are signed (`card_jku` in each header).
+    /// Push notifications go to public addresses only, and to those of `allow_webhooks`
+    /// (hosts, addresses, CIDR networks) or everywhere with `allow_private_webhooks`;
+    /// `https://` receivers are verified against `webhook_ca_file` (None: the platform's
+    /// roots). The settings become the transport's config in `ReadyOptions`' one order.
     /// Returns once the server listens.
     #[new]
-    #[pyo3(signature = (host, port, card = None, bearer_tokens = None, tls = None))]
+    #[pyo3(signature = (
+        host, port, card = None, bearer_tokens = None, tls = None, *, extended_card = None, extended_cards = None,
+        signing_key = None, card_jku = None, allow_webhooks = Vec::new(), allow_private_webhooks = false, webhook_ca_file = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         host: &str,
@@ -113,6 +128,13 @@ impl ReadyServer {
         card: Option<PyRef<'_, PyAgentCard>>,
         bearer_tokens: Option<std::collections::BTreeMap<String, String>>,
         tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+        extended_card: Option<PyRef<'_, PyAgentCard>>,
+        extended_cards: Option<&Bound<'_, PyAny>>,
+        signing_key: Option<PyRef<'_, PySigningKey>>,
+        card_jku: Option<String>,
+        allow_webhooks: Vec<String>,
+        allow_private_webhooks: bool,
+        webhook_ca_file: Option<std::path::PathBuf>,
     ) -> PyResult<Self> {
         let tls = match tls {
             Some((cert, key)) => {
@@ -133,25 +155,24 @@ impl ReadyServer {
             }
             None => None,
         };
+        let signing_key = signing_key.map(|k| k.0.clone());
+        check_jku(card_jku.as_deref(), signing_key.is_some())?;
+        let options = ReadyOptions {
+            bearer_tokens: tokens,
+            tls,
+            extended_card: extended_card.map(|c| c.0.clone()),
+            extended_cards: extended_cards_from(extended_cards)?,
+            signing_key,
+            card_jku,
+            webhooks: webhook_policy(py, &allow_webhooks, allow_private_webhooks, webhook_ca_file)?,
+        };
         let ip: std::net::IpAddr = host.parse().map_err(|e| PyValueError::new_err(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| PyOSError::new_err(format!("cannot bind {wanted}: {e}")))?;
-        let origin = a2a_wire_smol::demo::origin(addr, tls.is_some());
-        let card = match card {
-            Some(c) => a2a_wire_smol::demo::with_standard_interfaces_at(c.0.clone(), &origin),
-            None => a2a_wire_smol::demo::card_at(&origin),
-        };
-        // The whole card is checked as the service will read it.
-        let bytes = a2a::codec::json::encode(&card).map_err(|e| errors::encode_error(py, &e.to_string()))?;
-        a2a::codec::json::decode::<v1::AgentCard>(&bytes).map_err(|e| errors::decode_error(py, &e))?;
+        let origin = options.origin(addr);
+        let config = options.server_config(card.map(|c| c.0.clone()), addr).map_err(|e| ready_error(py, e))?;
         let (handoff, watch) = Handoff::new()?;
-        let mut config = ServerConfig::new(card);
-        if let Some(t) = tokens {
-            config = config.with_bearer_tokens(t);
-        }
-        config.log = a2a::log::silent();
-        config.tls = tls;
         let card = config.card.clone();
         let kind = AgentKind::Callback(Arc::new(PyAgent { handoff: handoff.clone() }));
         let server = py
@@ -233,4 +254,45 @@ pub(crate) fn client_tls(
 ) -> PyResult<Option<a2a_wire_smol::tls::ClientTls>> {
     let pair = client_cert.as_ref().map(|(c, k)| (c.as_path(), k.as_path()));
     a2a_wire_smol::tls::ClientTls::from_files(ca_file.as_deref(), pair).map_err(|e| errors::tls_error(py, &e.to_string()))
+}
+
+/// `card_jku` names where the signing key's public half is published: without a key there
+/// is nothing to name.
+pub(crate) fn check_jku(jku: Option<&str>, signing: bool) -> PyResult<()> {
+    if jku.is_some() && !signing {
+        return Err(PyValueError::new_err("card_jku is given without signing_key: no signature would carry it"));
+    }
+    Ok(())
+}
+
+/// `extended_cards`: a mapping of principal to `AgentCard` (None: none).
+pub(crate) fn extended_cards_from(v: Option<&Bound<'_, PyAny>>) -> PyResult<BTreeMap<String, v1::AgentCard>> {
+    match v {
+        None => Ok(BTreeMap::new()),
+        Some(v) => crate::model::map_from("extended_cards", v, |c| crate::model::msg_from::<PyAgentCard>(c).map(|c| c.0)),
+    }
+}
+
+/// How push notifications are delivered: the SSRF guard's allow-list (`allow`, each entry a
+/// host name, an address or a CIDR network; a bad one raises `ValueError` naming it), or no
+/// guard at all (`allow_private`), and the roots `https://` receivers are verified against
+/// (`ca_file`; None: the platform's).
+pub(crate) fn webhook_policy(
+    py: Python<'_>,
+    allow: &[String],
+    allow_private: bool,
+    ca_file: Option<std::path::PathBuf>,
+) -> PyResult<WebhookPolicy> {
+    let mut policy = WebhookPolicy { allow_private, tls: client_tls(py, ca_file, None)?, ..WebhookPolicy::default() };
+    a2a_wire_smol::ready::allow_webhooks(&mut policy, allow).map_err(|m| PyValueError::new_err(format!("allow_webhooks: {m}")))?;
+    Ok(policy)
+}
+
+/// Why the ready server's settings cannot be served, as the Python exception: a card that is
+/// not a valid Agent Card is a `ValidationError`, a card the key cannot sign a `ValueError`.
+fn ready_error(py: Python<'_>, e: ReadyError) -> PyErr {
+    match e {
+        ReadyError::Card(m) => errors::validation_error(py, &m),
+        ReadyError::Signature(m) => PyValueError::new_err(format!("signing_key: {m}")),
+    }
 }

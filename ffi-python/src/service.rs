@@ -10,11 +10,13 @@
 
 use crate::model::generated::PyAgentCard;
 use crate::run::{Backend, Run};
+use crate::signing::PySigningKey;
 use crate::wake::{Wake, Watch};
 use a2a::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
 use a2a::error::A2aError;
 use a2a::http::HttpRequest;
 use a2a::service::{Output, Service, ServiceConfig};
+use a2a::v1;
 use a2a_wire_smol::host::now;
 use a2a_wire_smol::webhook::{deliver_once, WebhookPolicy};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -85,25 +87,52 @@ fn header_str(v: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
 
 #[pymethods]
 impl ServiceHost {
-    /// A service publishing `card` (its interfaces are what is served). `max_body` bounds
-    /// request bodies; `allow_private_webhooks` lets push notifications go to loopback and
-    /// private addresses (tests), which the SSRF guard refuses by default.
+    /// A service publishing `card` (its interfaces are what is served). `extended_card` is
+    /// what every authenticated caller gets from `GetExtendedAgentCard`, `extended_cards`
+    /// (principal to card) what one principal gets instead; with `signing_key` the card and
+    /// the extended cards are signed as given (`card_jku` in each header). `max_body` bounds
+    /// request bodies. Push notifications go to public addresses only, and to those of
+    /// `allow_webhooks` (hosts, addresses, CIDR networks) or everywhere with
+    /// `allow_private_webhooks` (tests); `https://` receivers are verified against
+    /// `webhook_ca_file` (None: the platform's roots).
     #[new]
-    #[pyo3(signature = (card, *, extended_card = None, authenticate = false, max_body = None, allow_private_webhooks = false))]
+    #[pyo3(signature = (
+        card, *, extended_card = None, extended_cards = None, authenticate = false, max_body = None, allow_private_webhooks = false,
+        allow_webhooks = Vec::new(), webhook_ca_file = None, signing_key = None, card_jku = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         card: PyRef<'_, PyAgentCard>,
         extended_card: Option<PyRef<'_, PyAgentCard>>,
+        extended_cards: Option<&Bound<'_, PyAny>>,
         authenticate: bool,
         max_body: Option<usize>,
         allow_private_webhooks: bool,
+        allow_webhooks: Vec<String>,
+        webhook_ca_file: Option<std::path::PathBuf>,
+        signing_key: Option<PyRef<'_, PySigningKey>>,
+        card_jku: Option<String>,
     ) -> PyResult<Self> {
+        crate::server::check_jku(card_jku.as_deref(), signing_key.is_some())?;
         let mut config = ServiceConfig::new(card.0.clone());
         config.extended_card = extended_card.map(|c| c.0.clone());
+        config.extended_cards = crate::server::extended_cards_from(extended_cards)?;
         config.authenticate = authenticate;
         if let Some(m) = max_body {
             config.limits.max_body = m;
         }
-        let policy = WebhookPolicy { allow_private: allow_private_webhooks, ..WebhookPolicy::default() };
+        if let Some(key) = signing_key {
+            // Last: a change to a card after it breaks its signature.
+            let key = &key.0;
+            let jku = card_jku.as_deref();
+            let sign = |c: &v1::AgentCard| key.sign_card(c, jku).map_err(|e| PyValueError::new_err(format!("signing_key: {e}")));
+            config.card = sign(&config.card)?;
+            for x in config.extended_card.iter_mut().chain(config.extended_cards.values_mut()) {
+                *x = sign(x)?;
+            }
+        }
+        let policy = crate::server::webhook_policy(py, &allow_webhooks, allow_private_webhooks, webhook_ca_file)?;
         config.webhooks = policy.schedule();
         // Task ids are keyed by OS randomness, as on every other host; without it, refuse.
         let key = a2a_wire_smol::server::os_random_key().map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;

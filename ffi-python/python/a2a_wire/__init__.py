@@ -6,18 +6,26 @@
   ``ValidationError`` (see ``a2a_wire.errors``).
 - The v0.3 model and its translation (``a2a_wire.v03``); version negotiation and
   interface selection (``negotiate``, ``select_interface``, ``read_card``).
+- Agent Card signatures (``SigningKey``, ``CardKeySet``; see ``a2a_wire.signing``) and the
+  receiving end of push notifications (``a2a_wire.webhook``).
+
+The ready server and client are in ``a2a_wire.server`` and ``a2a_wire.client``, the ASGI
+app in ``a2a_wire.asgi``.
 """
 
-from . import errors, v03
+from . import errors, signing, v03, webhook
 from ._a2a_wire import __version__
 from ._model import *  # noqa: F403 (the generated classes; see _model.pyi)
 from .errors import *  # noqa: F403
 from .protocol import BINDINGS, VERSIONS, SelectedInterface, negotiate, read_card, select_interface, transcode
+from .signing import CardKeySet, SigningKey, VerifiedSignature
 
 __all__ = [
     "__version__",
     "errors",
+    "signing",
     "v03",
+    "webhook",
     "BINDINGS",
     "VERSIONS",
     "SelectedInterface",
@@ -25,6 +33,10 @@ __all__ = [
     "read_card",
     "select_interface",
     "transcode",
+    # Agent Card signatures (a2a_wire.signing)
+    "SigningKey",
+    "CardKeySet",
+    "VerifiedSignature",
     # the model (generated; test_api.py checks this list against _model.__all__)
     "APIKeySecurityScheme",
     "AgentCapabilities",
@@ -99,6 +111,7 @@ __all__ = [
     "TransportError",
     "TLSError",
     "CardError",
+    "CardSignatureError",
     "ValidationError",
     "JsonSyntaxError",
     "InvalidValueError",

@@ -27,12 +27,14 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import os
 import socket
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any, NamedTuple, Union
 
 from . import _a2a_wire
+from ._a2a_wire import SigningKey
 from ._model import AgentCard
 from .errors import A2AError, InternalError
 from ._wake import unwatch, watch
@@ -84,10 +86,17 @@ class A2AApp:
     """An ASGI app serving ``executor`` (see ``a2a_wire.server``) under ``card``.
 
     ``authenticate`` judges every call (see :data:`Authenticator`); without it every call is
-    anonymous and ``extended_card`` is never served (only authenticated callers get it).
-    ``max_body`` bounds request bodies (bytes); ``allow_private_webhooks`` lets push
-    notifications go to loopback and private addresses (tests; the SSRF guard refuses them
-    by default). The service starts on the first request or at ASGI lifespan startup, on the
+    anonymous and no extended card is ever served (only authenticated callers get one):
+    ``extended_card`` is every authenticated caller's, ``extended_cards`` maps a principal
+    (what ``authenticate`` returned) to a card of its own, which only that principal gets.
+    ``signing_key`` (a :class:`~a2a_wire.signing.SigningKey`) signs the card and the extended
+    cards as given (spec 8.4), with ``card_jku`` in each signature's header.
+
+    ``max_body`` bounds request bodies (bytes). Push notifications go to public addresses
+    only: the SSRF guard refuses loopback, private and link-local ones, except those of
+    ``allow_webhooks`` (host names, addresses, CIDR networks; local development) or all of
+    them with ``allow_private_webhooks`` (tests). ``https://`` receivers are verified
+    against ``webhook_ca_file`` (PEM; None: the platform's roots). The service starts on the first request or at ASGI lifespan startup, on the
     event loop that runs the app, and stops at lifespan shutdown (or ``await app.aclose()``).
     """
 
@@ -101,7 +110,19 @@ class A2AApp:
         max_body: int = 8 * 1024 * 1024,
         allow_private_webhooks: bool = False,
         shutdown_timeout: float = 5.0,
+        extended_cards: Mapping[str, AgentCard] | None = None,
+        allow_webhooks: Iterable[str] = (),
+        webhook_ca_file: str | os.PathLike[str] | None = None,
+        signing_key: SigningKey | None = None,
+        card_jku: str | None = None,
     ) -> None:
+        if isinstance(allow_webhooks, str):
+            raise TypeError("allow_webhooks: expected a list of hosts, addresses or networks, got a str")
+        self._extended_cards = None if extended_cards is None else dict(extended_cards)
+        self._allow_webhooks = list(allow_webhooks)
+        self._webhook_ca_file = webhook_ca_file
+        self._signing_key = signing_key
+        self._card_jku = card_jku
         self._executor = executor
         self._card = card
         self._extended_card = extended_card
@@ -119,6 +140,7 @@ class A2AApp:
 
     @property
     def card(self) -> AgentCard:
+        """The card as given (the service serves it signed with ``signing_key``)."""
         return self._card
 
     def _start(self) -> _a2a_wire.ServiceHost:
@@ -131,6 +153,11 @@ class A2AApp:
             authenticate=self._authenticate is not None,
             max_body=self._max_body,
             allow_private_webhooks=self._allow_private,
+            extended_cards=self._extended_cards,
+            allow_webhooks=self._allow_webhooks,
+            webhook_ca_file=self._webhook_ca_file,
+            signing_key=self._signing_key,
+            card_jku=self._card_jku,
         )
         self._loop = loop
         self._runner = _Runner(self._executor, loop, None)

@@ -46,6 +46,7 @@ from ._model import (
     Task,
     TaskPushNotificationConfig,
 )
+from ._a2a_wire import CardKeySet
 from ._wake import unwatch, watch
 from .errors import ProtocolError
 from .protocol import BINDINGS, VERSIONS, SelectedInterface
@@ -125,6 +126,9 @@ class Client:
         extensions: Sequence[str] = (),
         ca_file: str | os.PathLike[str] | None = None,
         client_cert: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
+        card_keys: CardKeySet | None = None,
+        require_signed_card: bool = False,
+        stream_resumes: int = 5,
     ) -> Client:
         """Fetches the agent's card (``url`` is its base URL or its card's URL) and selects the
         interface: the card's first entry whose binding is in ``bindings`` decides the binding,
@@ -135,12 +139,31 @@ class Client:
         ``https://`` agents are verified against the platform's roots, or only against the
         certificate authorities of ``ca_file`` (PEM); ``client_cert`` is a ``(certificate,
         key)`` pair of PEM files presented when the agent asks for one. A certificate that
-        does not verify raises :class:`~a2a_wire.TLSError`."""
+        does not verify raises :class:`~a2a_wire.TLSError`.
+
+        ``card_keys`` (a :class:`~a2a_wire.signing.CardKeySet`, taken as it is now) checks the
+        card's signatures (spec 8.4): a signed card must carry one they verify, and with
+        ``require_signed_card`` an unsigned card is refused too; either refusal raises
+        :class:`~a2a_wire.CardSignatureError`. ``require_signed_card`` without ``card_keys``
+        raises ``ValueError``.
+
+        A stream that breaks off mid-task (the connection dropped, the server restarted) is
+        resumed with ``SubscribeToTask`` and ``Last-Event-ID``, up to ``stream_resumes`` times
+        in a row (0: never; a negative count raises ``ValueError``): against a server that
+        keeps its events, as a2a-wire does, none is lost or seen twice."""
+        if isinstance(stream_resumes, bool) or not isinstance(stream_resumes, int):
+            raise TypeError(f"stream_resumes: expected int, got {type(stream_resumes).__name__}")
+        if stream_resumes < 0:
+            raise ValueError(f"stream_resumes must be 0 or more, got {stream_resumes}")
+        if card_keys is not None and not isinstance(card_keys, CardKeySet):
+            raise TypeError(f"card_keys: expected CardKeySet, got {type(card_keys).__name__}")
+        if require_signed_card and card_keys is None:
+            raise ValueError("require_signed_card needs card_keys: the keys a signature must verify against")
         client = cls()
         try:
             card = await client._submit(
                 client._hub.connect, url, list(bindings), list(versions), timeout, list((headers or {}).items()), list(extensions),
-                ca_file, client_cert,
+                ca_file, client_cert, card_keys, require_signed_card, stream_resumes,
             )
         except BaseException:
             await client.aclose()

@@ -12,7 +12,9 @@ Three families:
 - :class:`ClientError`: what a client meets that is not an A2A error - a status without A2A
   meaning such as a proxy's bare 404 (:class:`NotA2AError`, never read as TaskNotFound), an
   answer that breaks the protocol (:class:`ProtocolError`), a request the chosen interface
-  cannot express (:class:`CannotSendError`), or no connection (:class:`TransportError`).
+  cannot express (:class:`CannotSendError`), no connection (:class:`TransportError`), or a
+  card that cannot be used (:class:`CardError`; :class:`CardSignatureError` when its
+  signature does not verify).
 - :class:`ValidationError` (a ``ValueError``): bytes or values that do not make a valid
   message, naming the JSON path of the offending field.
 
@@ -53,6 +55,7 @@ __all__ = [
     "TransportError",
     "TLSError",
     "CardError",
+    "CardSignatureError",
     "ValidationError",
     "JsonSyntaxError",
     "InvalidValueError",
@@ -307,6 +310,12 @@ class TLSError(TransportError):
 
 class CardError(ClientError):
     """The Agent Card could not be fetched or read, or offers no interface the client speaks."""
+
+
+class CardSignatureError(CardError):
+    """The Agent Card's signature (spec 8.4) does not verify against the trusted keys, or the
+    card is unsigned where a signature is required (``Client.connect(...,
+    require_signed_card=True)``). Raised by ``CardKeySet.verify_card`` and ``Client.connect``."""
 
 
 class ValidationError(ValueError):

@@ -26,10 +26,11 @@ import inspect
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
 from . import _a2a_wire
+from ._a2a_wire import SigningKey
 from ._model import AgentCard, Artifact, Message, Part, Role, Task, TaskState
 from ._wake import unwatch, watch
 from .errors import A2AError
@@ -271,6 +272,22 @@ class AgentServer:
     ``tls`` is a ``(certificate, key)`` pair of PEM files: the server then speaks HTTPS only
     (HTTP/1.1 and HTTP/2 by ALPN on the one port), its card and ``url`` list ``https://``
     URLs, and a bad file raises :class:`~a2a_wire.TLSError` at start.
+
+    ``extended_card`` is what every authenticated caller gets from ``GetExtendedAgentCard``
+    (anonymous callers get none); ``extended_cards`` maps a principal (a value of
+    ``bearer_tokens``) to an extended card of its own, which only that principal gets. Like
+    ``card``, an extended card without interfaces gets the standard six, and with bearer
+    tokens each declares the bearer scheme.
+
+    ``signing_key`` (a :class:`~a2a_wire.signing.SigningKey`) signs the card and the extended
+    cards as served (spec 8.4), with ``card_jku`` (where the key set is published) in each
+    signature's header.
+
+    Push notifications go to public addresses only: the SSRF guard refuses loopback, private
+    and link-local ones. ``allow_webhooks`` lets some through (host names, addresses, CIDR
+    networks: ``["127.0.0.1", "10.0.0.0/8"]``; local development), ``allow_private_webhooks``
+    all of them. ``https://`` receivers are verified against ``webhook_ca_file`` (PEM;
+    None: the platform's roots). A bad allow-list entry raises ``ValueError`` naming it.
     """
 
     def __init__(
@@ -284,9 +301,25 @@ class AgentServer:
         shutdown_timeout: float = 5.0,
         bearer_tokens: Mapping[str, str] | None = None,
         tls: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
+        extended_card: AgentCard | None = None,
+        extended_cards: Mapping[str, AgentCard] | None = None,
+        signing_key: SigningKey | None = None,
+        card_jku: str | None = None,
+        allow_webhooks: Iterable[str] = (),
+        allow_private_webhooks: bool = False,
+        webhook_ca_file: str | os.PathLike[str] | None = None,
     ) -> None:
+        if isinstance(allow_webhooks, str):
+            raise TypeError("allow_webhooks: expected a list of hosts, addresses or networks, got a str")
         self._executor = executor
         self._tls = tls
+        self._extended_card = extended_card
+        self._extended_cards = None if extended_cards is None else dict(extended_cards)
+        self._signing_key = signing_key
+        self._card_jku = card_jku
+        self._allow_webhooks = list(allow_webhooks)
+        self._allow_private_webhooks = allow_private_webhooks
+        self._webhook_ca_file = webhook_ca_file
         self._bearer_tokens = None if bearer_tokens is None else dict(bearer_tokens)
         self._card = card
         self._host = host
@@ -305,7 +338,12 @@ class AgentServer:
         loop = asyncio.get_running_loop()
         self._runner = _Runner(self._executor, loop, self._pool)
         self._stopped = asyncio.Event()
-        self._server = _a2a_wire.ReadyServer(self._host, self._port, self._card, self._bearer_tokens, self._tls)
+        self._server = _a2a_wire.ReadyServer(
+            self._host, self._port, self._card, self._bearer_tokens, self._tls,
+            extended_card=self._extended_card, extended_cards=self._extended_cards, signing_key=self._signing_key,
+            card_jku=self._card_jku, allow_webhooks=self._allow_webhooks, allow_private_webhooks=self._allow_private_webhooks,
+            webhook_ca_file=self._webhook_ca_file,
+        )
         self._watch = watch(loop, self._server.take_watch_fd(), self._take)
 
     def _take(self) -> None:
@@ -329,7 +367,8 @@ class AgentServer:
 
     @property
     def card(self) -> AgentCard:
-        """The card the server publishes (with the interfaces it serves)."""
+        """The card the server publishes (with the interfaces it serves, signed with
+        ``signing_key``)."""
         if self._server is None:
             raise RuntimeError("the server is not started")
         return self._server.card
@@ -380,8 +419,20 @@ async def serve(
     port: int = 0,
     bearer_tokens: Mapping[str, str] | None = None,
     tls: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
+    extended_card: AgentCard | None = None,
+    extended_cards: Mapping[str, AgentCard] | None = None,
+    signing_key: SigningKey | None = None,
+    card_jku: str | None = None,
+    allow_webhooks: Iterable[str] = (),
+    allow_private_webhooks: bool = False,
+    webhook_ca_file: str | os.PathLike[str] | None = None,
 ) -> AgentServer:
-    """Starts an :class:`AgentServer` and returns it (already listening)."""
-    server = AgentServer(executor, card=card, host=host, port=port, bearer_tokens=bearer_tokens, tls=tls)
+    """Starts an :class:`AgentServer` and returns it (already listening); the options are
+    the server's."""
+    server = AgentServer(
+        executor, card=card, host=host, port=port, bearer_tokens=bearer_tokens, tls=tls, extended_card=extended_card,
+        extended_cards=extended_cards, signing_key=signing_key, card_jku=card_jku, allow_webhooks=allow_webhooks,
+        allow_private_webhooks=allow_private_webhooks, webhook_ca_file=webhook_ca_file,
+    )
     await server.start()
     return server
