@@ -266,6 +266,12 @@ export declare class TransportError extends ClientError {}
 export declare class TLSError extends TransportError {}
 /** The Agent Card could not be fetched or read, or offers no interface the client speaks. */
 export declare class CardError extends ClientError {}
+/**
+ * An Agent Card signature (spec 8.4) does not verify against the trusted keys, or the card is
+ * unsigned and a signature is required (`A2AClient.connect` with `cardKeys` /
+ * `requireSignedCard`, `CardKeySet#verifyCard`); also a card a key cannot sign.
+ */
+export declare class CardSignatureError extends CardError {}
 
 /** Bytes or values that do not make a valid message. */
 export declare class ValidationError extends Error {
@@ -375,12 +381,23 @@ export interface AuthRequest {
 export type Authenticator = (req: AuthRequest) => string | null | undefined | Promise<string | null | undefined>;
 
 export interface ServiceOptions {
+  /** Served to every authenticated caller without a card of its own in `extendedCards`. */
   extendedCard?: AgentCard;
+  /** Extended cards per principal (the name `authenticate` returns). */
+  extendedCards?: Readonly<Record<string, AgentCard>>;
   authenticate?: Authenticator;
   /** Bytes (default 8 MiB). */
   maxBody?: number;
-  /** Push notifications to loopback and private addresses (tests). */
+  /** Serve the card and the extended cards signed by this key (spec 8.4). */
+  signingKey?: SigningKey;
+  /** The `jku` put in each signature's header (where verifiers find the key set). */
+  cardJku?: string;
+  /** Webhook receivers the SSRF guard lets through although not public (hosts, addresses, CIDR networks: local development). */
+  allowWebhooks?: readonly string[];
+  /** Push notifications to every loopback and private address (tests). */
   allowPrivateWebhooks?: boolean;
+  /** PEM file of the CAs `https://` webhook receivers are verified against (default: the platform's roots). */
+  webhookCaFile?: string;
   onError?: AgentErrorHandler;
 }
 
@@ -427,6 +444,20 @@ export interface ServeOptions {
   bearerTokens?: Readonly<Record<string, string>> | null;
   /** Serve HTTPS only, with this certificate and key (PEM files); the card lists `https://` URLs. */
   tls?: TlsFiles | null;
+  /** Served to every authenticated caller (a principal of `bearerTokens`) without a card of its own; interfaces filled in as for `card`. */
+  extendedCard?: AgentCard | Omit<AgentCard, "supportedInterfaces"> | null;
+  /** Extended cards per principal (the principals of `bearerTokens`). */
+  extendedCards?: Readonly<Record<string, AgentCard | Omit<AgentCard, "supportedInterfaces">>> | null;
+  /** Sign the card and the extended cards with this key (spec 8.4), after every other change. */
+  signingKey?: SigningKey | null;
+  /** The `jku` put in each signature's header (where verifiers find the key set). */
+  cardJku?: string;
+  /** Webhook receivers the SSRF guard lets through although not public (hosts, addresses, CIDR networks: local development). */
+  allowWebhooks?: readonly string[];
+  /** Push notifications to every loopback and private address (tests). */
+  allowPrivateWebhooks?: boolean;
+  /** PEM file of the CAs `https://` webhook receivers are verified against (default: the platform's roots). */
+  webhookCaFile?: string;
   onError?: AgentErrorHandler;
 }
 /** A running server. */
@@ -457,6 +488,12 @@ export interface ConnectOptions {
   caFile?: string;
   /** A client certificate and key (PEM files), presented when the agent asks for one. */
   clientCert?: TlsFiles;
+  /** The keys card signatures are checked against: a signed card must have a signature they verify (else CardSignatureError). */
+  cardKeys?: CardKeySet;
+  /** Refuse an unsigned card too (CardSignatureError; without `cardKeys`, every card). */
+  requireSignedCard?: boolean;
+  /** How many times in a row a broken stream is resumed with Last-Event-ID (default 5; 0: never). */
+  streamResumes?: number;
 }
 
 /** A certificate chain (leaf first) and its private key, as PEM file paths. */
@@ -496,6 +533,154 @@ export declare class A2AClient {
   getExtendedAgentCard(request?: GetExtendedAgentCardRequest): Promise<AgentCard>;
   close(): void;
   [Symbol.dispose](): void;
+}
+
+// ---------------------------------------------------------------- Agent Card signatures
+
+/** A JSON Web Key (RFC 7517) as an object: EC P-256 or OKP Ed25519, named by `kid`. */
+export interface Jwk {
+  kty?: string;
+  crv?: string;
+  kid?: string;
+  alg?: string;
+  use?: string;
+  x?: string;
+  y?: string;
+  /** The private part (only in a private JWK). */
+  d?: string;
+  [member: string]: unknown;
+}
+
+/** The signature of a card that verified. */
+export interface VerifiedSignature {
+  /** Its position in the card's `signatures`. */
+  index: number;
+  kid: string;
+  alg: "ES256" | "EdDSA" | (string & {});
+  /** The `jku` its header named. */
+  jku: string | null;
+  /** "spec": over the payload of spec 8.4.1; "sdk": over the official SDKs' form (empty values removed). */
+  form: "spec" | "sdk";
+}
+
+/**
+ * A private key that signs Agent Cards (ES256 or EdDSA). The private half stays in the
+ * native module: nothing shows it. Bad key material throws TypeError.
+ */
+export declare class SigningKey {
+  private constructor();
+  /** A private JWK (text or object) with a `kid`. */
+  static fromJwk(jwk: string | Jwk): SigningKey;
+  /** A PKCS#8 private key in PEM, named `kid`. */
+  static fromPem(pem: string | Uint8Array, kid: string): SigningKey;
+  /** A private JWK file (`kid` replaces its own), or a PKCS#8 PEM file (then `kid` is needed). */
+  static fromFile(path: string, kid?: string): SigningKey;
+  readonly kid: string;
+  readonly alg: "ES256" | "EdDSA";
+  /** The public half as a JWK (`kid`, `alg`, `use: "sig"`). */
+  publicJwk(): Jwk;
+  /** `card` with one more signature by this key; `jku` goes into the signature's header. */
+  signCard(card: AgentCard, options?: { jku?: string }): AgentCard;
+}
+
+/** The public keys a verifier trusts, by `kid`. */
+export declare class CardKeySet {
+  /** SigningKeys (their public halves) and public JWKs. */
+  constructor(keys?: Iterable<SigningKey | Jwk>);
+  /** A JWKS document (`{"keys": [...]}`) or one JWK, as text or an object. */
+  static fromJwks(jwks: string | { keys: Jwk[] } | Jwk): CardKeySet;
+  /** The JWKS file at `path`. */
+  static fromFile(path: string): CardKeySet;
+  /** Adds a key (a key of the same kid is replaced); returns the set. */
+  add(key: SigningKey | Jwk): this;
+  /** The first signature these keys verify; throws CardSignatureError when none does. */
+  verifyCard(card: AgentCard, options?: { specFormOnly?: boolean }): VerifiedSignature;
+}
+
+// ---------------------------------------------------------------- push notifications, received
+
+export interface WebhookReceiverOptions {
+  /** The push config's `token` (sent in A2A-Notification-Token). */
+  token?: string;
+  /** The whole `Authorization` value the push config's `authentication` makes ("Bearer s3cret"). */
+  authorization?: string;
+  /** Recent events remembered per task to recognize redeliveries (default 256). */
+  window?: number;
+}
+
+/** A webhook's HTTP request, as `WebhookReceiver#handle` takes it. */
+export interface WebhookRequest {
+  /** Default "POST". */
+  method?: string;
+  headers?: Headers | Iterable<readonly [string, string]> | { readonly [name: string]: string | readonly string[] | undefined };
+  body?: string | Uint8Array | null;
+}
+
+interface DeliveryAnswer {
+  /** The HTTP answer to send back. */
+  status: number;
+  headers: [string, string][];
+  body: Uint8Array;
+}
+/** A new event for an expected task: hand it to the application. */
+export interface EventDelivery extends DeliveryAnswer {
+  kind: "event";
+  taskId: string;
+  /** In v1.0 form, whatever version the sender used. */
+  event: StreamResponse;
+  error: null;
+}
+/** An event already handed over, delivered again: answer it, do not hand it over. */
+export interface DuplicateDelivery extends DeliveryAnswer {
+  kind: "duplicate";
+  taskId: string;
+  event: null;
+  error: null;
+}
+/** Not accepted: wrong credentials (401), a task not expected (404), not an event (400). */
+export interface RefusedDelivery extends DeliveryAnswer {
+  kind: "refused";
+  taskId: null;
+  event: null;
+  error: A2AError;
+}
+/** What one delivery was, with the answer to send back. */
+export type Delivery = EventDelivery | DuplicateDelivery | RefusedDelivery;
+
+/** The receiving end of one webhook (sans-IO): credentials checked, only expected tasks, each event handed over once. */
+export declare class WebhookReceiver {
+  /** At least one of `token` and `authorization` (TypeError otherwise). */
+  constructor(options: WebhookReceiverOptions);
+  expectTask(taskId: string): void;
+  forgetTask(taskId: string): void;
+  expects(taskId: string): boolean;
+  handle(request: WebhookRequest): Delivery;
+  /** The application could not take it: the same delivery answered 503 (the sender delivers it again, and it is handed over again). */
+  retryLater<D extends EventDelivery | DuplicateDelivery>(delivery: D): D;
+}
+
+/** Gets each new event; a throw or a rejection answers 503 and the event comes again. */
+export type WebhookEventHandler = (taskId: string, event: StreamResponse) => void | Promise<void>;
+
+export interface WebhookEndpointOptions {
+  /** Bytes (default 8 MiB); a larger delivery is answered 413. */
+  maxBody?: number;
+  /** Gets what `onEvent` threw (the event was answered 503 and comes again); default console.error. */
+  onError?: (err: unknown, taskId: string, event: StreamResponse) => void;
+}
+
+/** A WebhookReceiver in your HTTP server, handing each new event to `onEvent`. */
+export declare class WebhookEndpoint {
+  constructor(receiver: WebhookReceiver, onEvent: WebhookEventHandler, options?: WebhookEndpointOptions);
+  readonly receiver: WebhookReceiver;
+  /** The web-standard handler. */
+  fetch(request: Request): Promise<Response>;
+  /** Serves one node:http request. */
+  handleNode(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** A node:http request listener. */
+  listener(): (req: IncomingMessage, res: ServerResponse) => void;
+  /** An Express / connect middleware answering every request routed to it. */
+  middleware(): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 }
 
 declare const a2a: typeof import("./index.js");

@@ -7,7 +7,9 @@
 // - the error classes (`A2AError` and its subclasses, validation errors, client errors);
 // - negotiate / selectInterface / readCard, and `v03`;
 // - A2AService (fetch handler, Express middleware, node:http listener), serve (the ready
-//   server), A2AClient (the ready client).
+//   server), A2AClient (the ready client);
+// - SigningKey and CardKeySet (Agent Card signatures), WebhookReceiver and WebhookEndpoint
+//   (the receiving end of push notifications).
 
 const errors = require("./lib/errors.js");
 const codec = require("./lib/codec.js");
@@ -17,6 +19,8 @@ const { RequestContext, Events, AGENT_FAILED } = require("./lib/agent.js");
 const { A2AService, CARD_PATH, STREAM_BUFFER } = require("./lib/service.js");
 const { serve, AgentServer } = require("./lib/server.js");
 const { A2AClient, EventStream } = require("./lib/client.js");
+const { SigningKey, CardKeySet } = require("./lib/signing.js");
+const { WebhookReceiver, WebhookEndpoint } = require("./lib/webhook.js");
 
 module.exports = {
   VERSION: errors.CONSTANTS.version,
@@ -58,6 +62,7 @@ module.exports = {
   TransportError: errors.TransportError,
   TLSError: errors.TLSError,
   CardError: errors.CardError,
+  CardSignatureError: errors.CardSignatureError,
   ValidationError: errors.ValidationError,
   JsonSyntaxError: errors.JsonSyntaxError,
   InvalidValueError: errors.InvalidValueError,
@@ -78,4 +83,8 @@ module.exports = {
   AgentServer,
   A2AClient,
   EventStream,
+  SigningKey,
+  CardKeySet,
+  WebhookReceiver,
+  WebhookEndpoint,
 };

@@ -45,6 +45,7 @@ export const {
   TransportError,
   TLSError,
   CardError,
+  CardSignatureError,
   ValidationError,
   JsonSyntaxError,
   InvalidValueError,
@@ -65,4 +66,8 @@ export const {
   AgentServer,
   A2AClient,
   EventStream,
+  SigningKey,
+  CardKeySet,
+  WebhookReceiver,
+  WebhookEndpoint,
 } = a2a;

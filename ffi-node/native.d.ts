@@ -9,6 +9,27 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** The public keys a verifier trusts, by `kid`. */
+export declare class NativeCardKeySet {
+  /** An empty key set. */
+  constructor()
+  /**
+   * A JWKS document (`{"keys": [...]}`) or one JWK (JSON text); private members are
+   * ignored.
+   */
+  static fromJwks(text: string): NativeCardKeySet
+  /** Adds one public JWK (JSON text); a key of the same `kid` is replaced. */
+  insert(jwk: string): void
+  /** Adds the public half of `key`. */
+  insertKey(key: NativeSigningKey): void
+  /**
+   * The first signature of `card` (ProtoJSON, read as given: REQUIRED fields are not
+   * checked, a signature covers them as they are) that these keys verify. With
+   * `specFormOnly`, only the spec's payload counts (not the official SDKs' form).
+   */
+  verifyCard(card: string, specFormOnly: boolean): VerifiedSignature
+}
+
 /** A connected client: the card fetched and the interface selected. */
 export declare class NativeClient {
   /** The card fetched at connect (ProtoJSON). */
@@ -26,6 +47,33 @@ export declare class NativeClient {
   close(): void
 }
 
+/**
+ * A private key that signs Agent Cards (ES256 or EdDSA). Its private half never leaves
+ * Rust: nothing here returns it.
+ */
+export declare class NativeSigningKey {
+  /** A private JWK (JSON text): EC P-256 (ES256) or OKP Ed25519 (EdDSA), with a `kid`. */
+  static fromJwk(text: string): NativeSigningKey
+  /** A PKCS#8 private key in PEM, named `kid`. */
+  static fromPem(pem: string, kid: string): NativeSigningKey
+  /**
+   * A key from a file's text: a private JWK (JSON; `kid`, when given, replaces its own)
+   * or a PKCS#8 PEM key (then `kid` is needed).
+   */
+  static fromText(text: string, kid?: string | undefined | null): NativeSigningKey
+  /** The key id (`kid`) its signatures name. */
+  get kid(): string
+  /** The JWS algorithm: `"ES256"` or `"EdDSA"`. */
+  get alg(): string
+  /** The public half as a JWK (JSON text, with `kid`, `alg` and `use: sig`). */
+  publicJwk(): string
+  /**
+   * `card` (ProtoJSON, checked) with one more signature by this key, `jku` in its header
+   * when given.
+   */
+  signCard(card: string, jku?: string | undefined | null): string
+}
+
 /** An open stream of `StreamResponse`s. */
 export declare class NativeStream {
   /**
@@ -40,17 +88,42 @@ export declare class NativeStream {
   close(): void
 }
 
+/** The receiving end of one webhook. */
+export declare class NativeWebhookReceiver {
+  /**
+   * A receiver requiring the push config's `token` (in `A2A-Notification-Token` or
+   * `X-A2A-Notification-Token`), the whole `Authorization` value, or both; `window`
+   * recent events per task are remembered to recognize redeliveries (default 256).
+   */
+  constructor(token?: string | undefined | null, authorization?: string | undefined | null, window?: number | undefined | null)
+  /** Accept events for `taskId` from now on. */
+  expectTask(taskId: string): void
+  /** Stop accepting events for `taskId` (and forget what was seen of it). */
+  forgetTask(taskId: string): void
+  /** True when events for `taskId` are accepted. */
+  expects(taskId: string): boolean
+  /** Judges one delivery: `method`, `headers` (flat `[name, value, ...]`), `body`. */
+  handle(method: string, headers: Array<string>, body: Uint8Array): ReceivedDelivery
+  /**
+   * The application could not take the event `event` (ProtoJSON of a StreamResponse) of
+   * `taskId`: it is forgotten, so that the sender's redelivery is handed over again, and
+   * the answer is 503 with `Retry-After`. Without `event` (a duplicate), nothing is
+   * forgotten.
+   */
+  retryLater(taskId: string, event?: string | undefined | null): WebhookAnswer
+}
+
 /** A running server. */
 export declare class ReadyServer {
   /**
    * Binds `host:port` (port 0: a free one) and serves `card` (ProtoJSON; null or a card
    * without interfaces: the standard six of the demo agent's shape), calling `onStart(run)`
-   * for every run and `onCancel(runId)` when one is canceled. With `bearerTokens` (token to
-   * principal) every call needs `Authorization: Bearer TOKEN` and each principal sees only
-   * its own tasks. With `tls` (certificate and key PEM files) it speaks HTTPS only and its
-   * card lists `https://` URLs. Returns once it listens.
+   * for every run and `onCancel(runId)` when one is canceled. The settings (bearer tokens,
+   * TLS, extended cards, the signing key, the webhook policy) become the server's config
+   * through the transport's `ReadyOptions`, in the order it fixes (interfaces, checks,
+   * the bearer scheme, then the signatures). Returns once it listens.
    */
-  constructor(host: string, port: number, card: string | undefined | null, bearerTokens: Record<string, string> | undefined | null, tls: TlsFiles | undefined | null, onStart: (arg: Run) => void, onCancel: (arg: number) => void)
+  constructor(host: string, port: number, card: string | undefined | null, options: ServeOptions, signingKey: NativeSigningKey | undefined | null, onStart: (arg: Run) => void, onCancel: (arg: number) => void)
   /** `http://HOST:PORT` (the card is at `/.well-known/agent-card.json`). */
   get url(): string
   /** The card the server publishes (ProtoJSON). */
@@ -106,8 +179,9 @@ export declare class ServiceHost {
   /**
    * A service publishing `card` (ProtoJSON; its interfaces are what is served). `wake` is
    * called (from the event loop) when outputs wait that no call of JavaScript produced.
+   * With `signingKey`, the card and the extended cards are served signed.
    */
-  constructor(card: string, options: ServiceOptions, wake: () => void)
+  constructor(card: string, options: ServiceOptions, wake: () => void, signingKey?: NativeSigningKey | undefined | null)
   /**
    * Feeds one HTTP request: `method`, `target` (path and `?query`), `headers` (flat
    * `[name, value, ...]`), `body`. Returns the call's id; its answer comes out of `poll()`.
@@ -174,8 +248,11 @@ export declare function classifyHttp(status: number, body: Data, version: string
 /** The error a JSON-RPC `error` object (its JSON) means, described. */
 export declare function classifyJsonrpc(error: string): string
 
-/** Fetches the Agent Card at `url`, selects the interface and resolves to the client. */
-export declare function connect(url: string, options: ConnectOptions): Promise<NativeClient>
+/**
+ * Fetches the Agent Card at `url` (its signature checked against `cardKeys` when given:
+ * a copy of the set as it is now), selects the interface and resolves to the client.
+ */
+export declare function connect(url: string, options: ConnectOptions, cardKeys?: NativeCardKeySet | undefined | null): Promise<NativeClient>
 
 /** Options of `connect`. */
 export interface ConnectOptions {
@@ -196,6 +273,13 @@ export interface ConnectOptions {
   caFile?: string
   /** A client certificate and key (PEM files), presented when the agent asks for one. */
   clientCert?: TlsFiles
+  /** Refuse a card that no key of the card keys signed (without keys: every card). */
+  requireSignedCard?: boolean
+  /**
+   * How many times in a row a broken stream is resumed with `Last-Event-ID` (default 5;
+   * 0: never). A whole number.
+   */
+  streamResumes?: number
 }
 
 /**
@@ -242,6 +326,22 @@ export declare function negotiate(requested: string | undefined | null, supporte
 export declare function readCard(data: Data): string
 
 /**
+ * What one delivery was, and the HTTP answer to send back. `kind`: `"event"` (with
+ * `taskId` and `event`, the ProtoJSON of its v1.0 StreamResponse), `"duplicate"` (with
+ * `taskId`), or `"refused"` (with `error`, the description of the A2A error). Headers are
+ * flat `[name, value, ...]`.
+ */
+export interface ReceivedDelivery {
+  kind: string
+  taskId?: string
+  event?: string
+  error?: string
+  status: number
+  headers: Array<string>
+  body: Buffer
+}
+
+/**
  * One wire form of an A2A error (`error`: the JSON of `A2AError#toJSON`): `"jsonrpc"` (the
  * error object), `"http"` / `"http-0.3"` (`{status, body}`), `"grpc"` (`{code, message}`;
  * `renderGrpcDetails` gives the `grpc-status-details-bin` trailer).
@@ -260,6 +360,32 @@ export declare function renderGrpcDetails(error: string): Buffer
  */
 export declare function selectInterface(card: Data, bindings: Array<string>, versions: Array<string>): string
 
+/** What `serve` is set up with besides the host, the port, the card and the agent. */
+export interface ServeOptions {
+  /** Token to principal: every call needs `Authorization: Bearer TOKEN`. */
+  bearerTokens?: Record<string, string>
+  /** Serve HTTPS only with this certificate and key (PEM files). */
+  tls?: TlsFiles
+  /** The extended card (ProtoJSON) of every authenticated caller without one of its own. */
+  extendedCard?: string
+  /** Extended cards (ProtoJSON) per principal. */
+  extendedCards?: Record<string, string>
+  /** The `jku` put in each card signature's header (with a signing key). */
+  cardJku?: string
+  /**
+   * Webhook receivers the SSRF guard lets through although not public (hosts, addresses,
+   * CIDR networks).
+   */
+  allowWebhooks?: Array<string>
+  /** Let push notifications go to loopback and private addresses (tests). */
+  allowPrivateWebhooks?: boolean
+  /**
+   * PEM file of the CAs `https://` webhook receivers are verified against (absent: the
+   * platform's roots).
+   */
+  webhookCaFile?: string
+}
+
 /** Options of a service. */
 export interface ServiceOptions {
   /** The extended card (ProtoJSON), served to authenticated callers. */
@@ -270,6 +396,20 @@ export interface ServiceOptions {
   maxBody?: number
   /** Lets push notifications go to loopback and private addresses (tests). */
   allowPrivateWebhooks?: boolean
+  /**
+   * Extended cards (ProtoJSON) per principal; other authenticated callers get
+   * `extendedCard`.
+   */
+  extendedCards?: Record<string, string>
+  /**
+   * Webhook receivers the SSRF guard lets through although not public (hosts, addresses,
+   * CIDR networks).
+   */
+  allowWebhooks?: Array<string>
+  /** PEM file of the CAs `https://` webhook receivers are verified against. */
+  webhookCaFile?: string
+  /** The `jku` put in each card signature's header (with a signing key). */
+  cardJku?: string
 }
 
 /**
@@ -331,3 +471,22 @@ export declare function v03ToV1(typeName: string, data: Data): string
 
 /** The v0.3 type names the translation knows. */
 export declare function v03TypeNames(): Array<string>
+
+/** The signature that verified. */
+export interface VerifiedSignature {
+  /** Its position in the card's `signatures`. */
+  index: number
+  kid: string
+  alg: string
+  /** The `jku` its header named, if any. */
+  jku?: string
+  /** `"spec"` (the payload of spec 8.4.1) or `"sdk"` (the official SDKs' payload). */
+  form: string
+}
+
+/** An HTTP answer (status, flat headers, body). */
+export interface WebhookAnswer {
+  status: number
+  headers: Array<string>
+  body: Buffer
+}

@@ -835,8 +835,11 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeCardKeySet = nativeBinding.NativeCardKeySet
 module.exports.NativeClient = nativeBinding.NativeClient
+module.exports.NativeSigningKey = nativeBinding.NativeSigningKey
 module.exports.NativeStream = nativeBinding.NativeStream
+module.exports.NativeWebhookReceiver = nativeBinding.NativeWebhookReceiver
 module.exports.ReadyServer = nativeBinding.ReadyServer
 module.exports.Run = nativeBinding.Run
 module.exports.ServiceHost = nativeBinding.ServiceHost

@@ -9,6 +9,7 @@ const native = require("../native.js");
 const { call, translate } = require("./errors.js");
 const { BINDINGS, SUPPORTED_VERSIONS } = require("./protocol.js");
 const { Role } = require("../model.js");
+const { CardKeySet } = require("./signing.js");
 
 async function settle(p) {
   try {
@@ -79,15 +80,30 @@ class A2AClient {
    * default 30 s), `headers` (sent with every request: credentials), `extensions` (URIs to
    * activate), `caFile` (PEM: verify `https://` agents against these CAs only, instead of the
    * platform's roots), `clientCert` (`{cert, key}` PEM files, presented when the agent asks).
-   * A certificate that does not verify rejects with `TLSError`.
+   * A certificate that does not verify rejects with `TLSError`. `cardKeys` (a CardKeySet):
+   * a card that carries signatures must have one these keys verify; `requireSignedCard`:
+   * an unsigned card is refused too (without `cardKeys`, every card is); either refusal is a
+   * `CardSignatureError`. `streamResumes`: how many times in a row a stream that broke off
+   * is resumed with `Last-Event-ID` (default 5; 0: never), each event arriving once.
    */
-  static async connect(url, { bindings = BINDINGS, versions = SUPPORTED_VERSIONS, timeoutMs = 30000, headers, extensions = [], caFile, clientCert } = {}) {
+  static async connect(url, options = {}) {
+    const {
+      bindings = BINDINGS, versions = SUPPORTED_VERSIONS, timeoutMs = 30000, headers, extensions = [], caFile, clientCert,
+      cardKeys, requireSignedCard = false, streamResumes,
+    } = options;
+    if (typeof requireSignedCard !== "boolean") throw new TypeError("requireSignedCard: expected a boolean");
+    if (streamResumes !== undefined && typeof streamResumes !== "number") {
+      throw new TypeError(`streamResumes: expected a whole number of resumes, got ${typeof streamResumes}`);
+    }
     const opts = {
       bindings: [...bindings], versions: [...versions], timeoutMs, headers: flatHeaders(headers), extensions: [...extensions],
       caFile: caFile == null ? undefined : String(caFile),
       clientCert: clientCert == null ? undefined : { cert: String(clientCert.cert), key: String(clientCert.key) },
+      requireSignedCard,
+      streamResumes,
     };
-    return new A2AClient(await settle(native.connect(url, opts)));
+    const keys = CardKeySet._native(cardKeys);
+    return new A2AClient(await settle(call(() => native.connect(url, opts, keys ?? undefined))));
   }
 
   async #call(method, request) {

@@ -142,6 +142,12 @@ class TransportError extends ClientError {}
 class TLSError extends TransportError {}
 /** The Agent Card could not be fetched or read, or offers no interface the client speaks. */
 class CardError extends ClientError {}
+/**
+ * An Agent Card signature (spec 8.4) does not verify against the trusted keys, or the card is
+ * unsigned and a signature is required (`A2AClient.connect` with `cardKeys` /
+ * `requireSignedCard`, `CardKeySet#verifyCard`); also a card a key cannot sign.
+ */
+class CardSignatureError extends CardError {}
 
 /**
  * Bytes or values that do not make a valid message. `path` is the JSON path of the first
@@ -185,7 +191,7 @@ class EncodeError extends Error {
   constructor(message) { super(message); this.name = "EncodeError"; }
 }
 
-const SIMPLE = { ProtocolError, CannotSendError, TransportError, TLSError, CardError, EncodeError, TypeError, RangeError };
+const SIMPLE = { ProtocolError, CannotSendError, TransportError, TLSError, CardError, CardSignatureError, EncodeError, TypeError, RangeError };
 const VALIDATION = { JsonSyntaxError, InvalidValueError, MissingFieldError, ProtobufError, ConversionError };
 
 /** The error a native description (`{class, message, ...}`) names. */
@@ -237,7 +243,7 @@ function classifyJsonRpc(error) {
 
 module.exports = {
   A2AError, ...classes,
-  ClientError, NotA2AError, ProtocolError, CannotSendError, TransportError, TLSError, CardError,
+  ClientError, NotA2AError, ProtocolError, CannotSendError, TransportError, TLSError, CardError, CardSignatureError,
   ValidationError, JsonSyntaxError, InvalidValueError, MissingFieldError, ProtobufError, ConversionError, EncodeError,
   classifyHttp, classifyGrpc, classifyJsonRpc,
   CONSTANTS, call, translate, fromDescription,

@@ -7,6 +7,8 @@
 const native = require("../native.js");
 const { call, translate } = require("./errors.js");
 const { Runner } = require("./agent.js");
+const { SigningKey } = require("./signing.js");
+const { cardsByPrincipal, stringList } = require("./service.js");
 
 function guarded(fn) {
   try {
@@ -55,18 +57,37 @@ class AgentServer {
  * card declares the scheme, a call without a known token gets the A2A unauthenticated error,
  * and each principal sees only the tasks and push configs it made (another's are answered as
  * if they did not exist); `ctx.principal` names the caller. `tls` (`{cert, key}`, PEM files)
- * makes it speak HTTPS only, its card listing `https://` URLs. Resolves once it listens.
+ * makes it speak HTTPS only, its card listing `https://` URLs. `extendedCard` is served to
+ * every authenticated caller (a principal of `bearerTokens`) and `extendedCards` (principal
+ * to card) to the principals it names. `signingKey` (a SigningKey) signs the card and the
+ * extended cards, last, with `cardJku` in each signature's header. Push notifications:
+ * `allowWebhooks` (hosts, addresses and CIDR networks the SSRF guard lets through although
+ * not public: local development), `allowPrivateWebhooks` (every loopback and private address,
+ * for tests), `webhookCaFile` (PEM: the CAs `https://` receivers are verified against;
+ * default the platform's roots). Resolves once it listens.
  */
-async function serve(agent, { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, tls = null, onError } = {}) {
+async function serve(agent, options = {}) {
+  const { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, tls = null, onError } = options;
   const runner = new Runner(agent, onError);
+  const settings = {
+    bearerTokens: bearerTokens == null ? undefined : { ...bearerTokens },
+    tls: tls == null ? undefined : { cert: String(tls.cert), key: String(tls.key) },
+    extendedCard: options.extendedCard == null ? undefined : JSON.stringify(options.extendedCard),
+    extendedCards: cardsByPrincipal(options.extendedCards),
+    cardJku: options.cardJku == null ? undefined : String(options.cardJku),
+    allowWebhooks: stringList(options.allowWebhooks, "allowWebhooks"),
+    allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+    webhookCaFile: options.webhookCaFile == null ? undefined : String(options.webhookCaFile),
+  };
+  const key = SigningKey._native(options.signingKey);
   const n = call(
     () =>
       new native.ReadyServer(
         host,
         port,
         card == null ? null : JSON.stringify(card),
-        bearerTokens == null ? null : { ...bearerTokens },
-        tls == null ? null : { cert: String(tls.cert), key: String(tls.key) },
+        settings,
+        key ?? undefined,
         // Called from the event loop by the transport's threads: nothing may escape them.
         (run) => guarded(() => runner.start(run)),
         (id) => guarded(() => runner.cancel(id)),

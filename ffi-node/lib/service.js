@@ -12,12 +12,35 @@
 const native = require("../native.js");
 const { call, translate, A2AError, InternalError, CONSTANTS } = require("./errors.js");
 const { Runner } = require("./agent.js");
+const { SigningKey } = require("./signing.js");
 
 /** Where the Agent Card is served (the core's path). */
 const CARD_PATH = CONSTANTS.cardPath;
 /** Bytes of a stream a slow client may leave unsent before it is cut off (it then resubscribes). */
 const STREAM_BUFFER = 4 * 1024 * 1024;
 const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/** `{principal: AgentCard}` as principal -> ProtoJSON text (undefined when absent). */
+function cardsByPrincipal(cards) {
+  if (cards == null) return undefined;
+  if (typeof cards !== "object" || Array.isArray(cards)) throw new TypeError("extendedCards: expected an object of principal -> AgentCard");
+  const out = {};
+  for (const [principal, card] of Object.entries(cards)) {
+    if (card === null || typeof card !== "object") throw new TypeError(`extendedCards[${JSON.stringify(principal)}]: expected an AgentCard object`);
+    out[principal] = JSON.stringify(card);
+  }
+  return out;
+}
+
+/** A list of strings (undefined when absent). */
+function stringList(list, what) {
+  if (list == null) return undefined;
+  if (typeof list === "string" || typeof list[Symbol.iterator] !== "function") throw new TypeError(`${what}: expected an array of strings`);
+  return [...list].map((x) => {
+    if (typeof x !== "string") throw new TypeError(`${what}: expected an array of strings, found a ${typeof x}`);
+    return x;
+  });
+}
 
 function pairs(flat) {
   const out = [];
@@ -124,12 +147,17 @@ class NodeSink {
  * The A2A service of `agent` (see `agent.js`) under `card` (an AgentCard object whose
  * interfaces point at this server: JSON-RPC and HTTP+JSON, v1.0 and v0.3).
  *
- * Options: `extendedCard`; `authenticate(req)` judges every call (`req`: `{method, binding,
- * version, tenant, headers}`) and returns the principal (a name; null: anonymous) or throws
- * `UnauthenticatedError` / `PermissionDeniedError` (it may be async; without it every call
- * is anonymous and the extended card is never served); `maxBody` (bytes, default 8 MiB);
- * `allowPrivateWebhooks` (push notifications to loopback and private addresses, for tests:
- * the SSRF guard refuses them by default); `onError(err, ctx)` gets what an agent threw.
+ * Options: `extendedCard`, and `extendedCards` (principal to card: a principal listed gets
+ * its own, every other authenticated caller `extendedCard`); `authenticate(req)` judges
+ * every call (`req`: `{method, binding, version, tenant, headers}`) and returns the principal
+ * (a name; null: anonymous) or throws `UnauthenticatedError` / `PermissionDeniedError` (it
+ * may be async; without it every call is anonymous and no extended card is ever served);
+ * `maxBody` (bytes, default 8 MiB); `signingKey` (a SigningKey: the card and the extended
+ * cards are served signed, `cardJku` in each signature's header); the push notifications'
+ * `allowWebhooks` (hosts, addresses and CIDR networks the SSRF guard lets through although
+ * not public: local development), `allowPrivateWebhooks` (every loopback and private
+ * address, for tests) and `webhookCaFile` (PEM: the CAs `https://` receivers are verified
+ * against; default the platform's roots); `onError(err, ctx)` gets what an agent threw.
  */
 class A2AService {
   #host;
@@ -149,10 +177,15 @@ class A2AService {
     this.#maxBody = options.maxBody ?? 8 * 1024 * 1024;
     const opts = {
       extendedCard: options.extendedCard == null ? undefined : JSON.stringify(options.extendedCard),
+      extendedCards: cardsByPrincipal(options.extendedCards),
       authenticate: this.#authenticate !== null,
       maxBody: this.#maxBody,
       allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+      allowWebhooks: stringList(options.allowWebhooks, "allowWebhooks"),
+      webhookCaFile: options.webhookCaFile == null ? undefined : String(options.webhookCaFile),
+      cardJku: options.cardJku == null ? undefined : String(options.cardJku),
     };
+    const key = SigningKey._native(options.signingKey);
     // The wake-up comes from the event loop on behalf of other threads: nothing may escape it.
     const wake = () => {
       try {
@@ -161,7 +194,7 @@ class A2AService {
         console.error("a2a-wire: draining the service failed:", e);
       }
     };
-    this.#host = call(() => new native.ServiceHost(JSON.stringify(card), opts, wake));
+    this.#host = call(() => new native.ServiceHost(JSON.stringify(card), opts, wake, key ?? undefined));
     /** The web-standard handler: `Request` in, `Promise<Response>` out (every path answered). */
     this.fetch = this.fetch.bind(this);
   }
@@ -405,4 +438,4 @@ async function readWebBody(request, limit) {
   return out;
 }
 
-module.exports = { A2AService, CARD_PATH, STREAM_BUFFER };
+module.exports = { A2AService, CARD_PATH, STREAM_BUFFER, readNodeBody, readWebBody, cardsByPrincipal, stringList };

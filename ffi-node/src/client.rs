@@ -64,6 +64,7 @@ fn error(e: &TError, binding: &str) -> Error {
         TError::Url(m) => json!({"class": "TypeError", "message": format!("invalid URL: {m}")}),
         TError::Card(m) => json!({"class": "CardError", "message": m}),
         TError::Tls(m) => json!({"class": "TLSError", "message": m}),
+        TError::Signature(m) => json!({"class": "CardSignatureError", "message": m}),
         other => json!({"class": "TransportError", "message": other.to_string()}),
     })
 }
@@ -111,6 +112,11 @@ pub struct ConnectOptions {
     pub ca_file: Option<String>,
     /// A client certificate and key (PEM files), presented when the agent asks for one.
     pub client_cert: Option<TlsFiles>,
+    /// Refuse a card that no key of the card keys signed (without keys: every card).
+    pub require_signed_card: Option<bool>,
+    /// How many times in a row a broken stream is resumed with `Last-Event-ID` (default 5;
+    /// 0: never). A whole number.
+    pub stream_resumes: Option<f64>,
 }
 
 /// A certificate chain and its private key, as PEM files.
@@ -136,9 +142,15 @@ pub struct NativeClient {
     card: String,
 }
 
-/// Fetches the Agent Card at `url`, selects the interface and resolves to the client.
-#[napi]
-pub async fn connect(url: String, options: ConnectOptions) -> Result<NativeClient> {
+/// Fetches the Agent Card at `url` (its signature checked against `cardKeys` when given:
+/// a copy of the set as it is now), selects the interface and resolves to the client.
+#[napi(catch_unwind, ts_return_type = "Promise<NativeClient>")]
+pub fn connect<'env>(
+    env: &'env Env,
+    url: String,
+    options: ConnectOptions,
+    card_keys: Option<ClassInstance<'env, crate::signing::NativeCardKeySet>>,
+) -> Result<PromiseRaw<'env, NativeClient>> {
     let support = crate::wire::client_support(&options.bindings, &options.versions)?;
     if !(options.timeout_ms > 0.0 && options.timeout_ms.is_finite()) {
         return Err(errors::range_error("timeout must be a positive number of milliseconds"));
@@ -147,13 +159,25 @@ pub async fn connect(url: String, options: ConnectOptions) -> Result<NativeClien
     copts.deadline = Duration::from_secs_f64(options.timeout_ms / 1e3);
     copts.connect_timeout = copts.connect_timeout.min(copts.deadline);
     copts.tls = client_tls(options.ca_file.as_deref(), options.client_cert.as_ref())?;
+    if let Some(n) = options.stream_resumes {
+        if !(n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX)) {
+            return Err(errors::range_error(format!("streamResumes must be a whole number of resumes, 0 or more (got {n})")));
+        }
+        // In range and whole: the conversion is exact.
+        copts.stream_resumes = n as u32;
+    }
+    copts.card_keys = card_keys.map(|k| Arc::new(k.keys.clone()));
+    copts.require_signed_card = options.require_signed_card.unwrap_or(false);
     let headers = options.headers.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect();
-    // Before an interface is chosen, a status is the card fetch's HTTP status.
-    let (client, card) = Client::connect_with(&url, &support, copts.clone()).await.map_err(|e| error(&e, "HTTP+JSON"))?;
-    let settings = Settings { iface: client.interface().clone(), options: copts, headers, extensions: options.extensions };
-    let card = crate::run::json(&card)?;
-    let pool = Pool { settings, idle: Mutex::new(vec![]), closed: std::sync::atomic::AtomicBool::new(false) };
-    Ok(NativeClient { pool: Arc::new(pool), card })
+    let extensions = options.extensions;
+    env.spawn_future(async move {
+        // Before an interface is chosen, a status is the card fetch's HTTP status.
+        let (client, card) = Client::connect_with(&url, &support, copts.clone()).await.map_err(|e| error(&e, "HTTP+JSON"))?;
+        let settings = Settings { iface: client.interface().clone(), options: copts, headers, extensions };
+        let card = crate::run::json(&card)?;
+        let pool = Pool { settings, idle: Mutex::new(vec![]), closed: std::sync::atomic::AtomicBool::new(false) };
+        Ok(NativeClient { pool: Arc::new(pool), card })
+    })
 }
 
 #[napi]

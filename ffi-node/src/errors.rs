@@ -64,6 +64,27 @@ pub(crate) fn decode_error(e: &DecodeError) -> Error {
     throw(decode_desc(e))
 }
 
+/// `field` (a JSON path inside a value) as a path inside the argument `at`.
+fn path_in(at: &str, field: &str) -> String {
+    match field {
+        "" => at.to_string(),
+        f if f.starts_with('[') => format!("{at}{f}"),
+        f => format!("{at}.{f}"),
+    }
+}
+
+/// A decode error of the value of the argument `at` (`extendedCards["bob"]`): its path
+/// and its violations' fields start there.
+pub(crate) fn decode_error_in(e: &DecodeError, at: &str) -> Error {
+    let mut d = decode_desc(e);
+    if let Some(o) = d.as_object_mut() {
+        o.insert("path".into(), Value::String(path_in(at, e.field())));
+        let fields = e.violations().iter().map(|x| json!({"field": path_in(at, &x.field), "description": x.description}));
+        o.insert("violations".into(), Value::Array(fields.collect()));
+    }
+    throw(d)
+}
+
 pub(crate) fn conversion_error(field: &str, description: &str) -> Error {
     throw(validation("ConversionError", field, description, &[], None))
 }

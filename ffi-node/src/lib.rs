@@ -11,7 +11,9 @@
 //! - `service`: the sans-IO service driven from the JavaScript thread (the fetch handler);
 //! - `run`: one agent run, for either host;
 //! - `server`: the ready server (the smol transport on threads of its own);
-//! - `client`: the ready client (the transport's client on smol).
+//! - `client`: the ready client (the transport's client on smol);
+//! - `signing`: Agent Card signatures (signing keys, trusted key sets);
+//! - `webhook`: the receiving end of push notifications.
 //!
 //! Async work runs on a smol executor registered as napi's async runtime (no tokio).
 
@@ -21,6 +23,8 @@ mod errors;
 mod run;
 mod server;
 mod service;
+mod signing;
+mod webhook;
 mod wire;
 
 /// Every Rust allocation of the addon (decoded messages, encoded text, server state) goes to

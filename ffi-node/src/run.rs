@@ -99,6 +99,11 @@ pub(crate) fn decode<T: a2a::codec::Message>(text: &str) -> Result<T> {
     a2a::codec::json::decode(text.as_bytes()).map_err(|e| errors::decode_error(&e))
 }
 
+/// [`decode`] of the value of the argument `at`, named in the error's path.
+pub(crate) fn decode_in<T: a2a::codec::Message>(text: &str, at: &str) -> Result<T> {
+    a2a::codec::json::decode(text.as_bytes()).map_err(|e| errors::decode_error_in(&e, at))
+}
+
 #[napi]
 impl Run {
     /// The run's number (unique in its host).

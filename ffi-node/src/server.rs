@@ -14,10 +14,12 @@ use a2a::engine::{MemoryStore, RunId};
 use a2a::v1;
 use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
 use a2a_wire_smol::host::AgentKind;
-use a2a_wire_smol::{RunningServer, ServerConfig};
+use a2a_wire_smol::ready::{ReadyError, ReadyOptions};
+use a2a_wire_smol::RunningServer;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -68,77 +70,154 @@ pub struct ReadyServer {
     card: v1::AgentCard,
 }
 
+/// What `serve` is set up with besides the host, the port, the card and the agent.
+#[napi(object)]
+pub struct ServeOptions {
+    /// Token to principal: every call needs `Authorization: Bearer TOKEN`.
+    pub bearer_tokens: Option<HashMap<String, String>>,
+    /// Serve HTTPS only with this certificate and key (PEM files).
+    pub tls: Option<crate::client::TlsFiles>,
+    /// The extended card (ProtoJSON) of every authenticated caller without one of its own.
+    pub extended_card: Option<String>,
+    /// Extended cards (ProtoJSON) per principal.
+    pub extended_cards: Option<HashMap<String, String>>,
+    /// The `jku` put in each card signature's header (with a signing key).
+    pub card_jku: Option<String>,
+    /// Webhook receivers the SSRF guard lets through although not public (hosts, addresses,
+    /// CIDR networks).
+    pub allow_webhooks: Option<Vec<String>>,
+    /// Let push notifications go to loopback and private addresses (tests).
+    pub allow_private_webhooks: Option<bool>,
+    /// PEM file of the CAs `https://` webhook receivers are verified against (absent: the
+    /// platform's roots).
+    pub webhook_ca_file: Option<String>,
+}
+
+/// A card given as ProtoJSON, read as given (its interfaces may still be the server's to
+/// fill in; the whole card is checked once they are). `at` names the option in errors
+/// (None: the card, whose errors keep the card's own paths).
+fn card_arg(text: &str, at: Option<&str>) -> Result<v1::AgentCard> {
+    a2a::codec::json::decode_unchecked(text.as_bytes()).map_err(|e| match at {
+        Some(at) => errors::decode_error_in(&e, at),
+        None => errors::decode_error(&e),
+    })
+}
+
+/// `card` as the server will check it (its interfaces filled in at `origin` when it lists
+/// none), so that a bad card fails with the `ValidationError` of the field at fault
+/// (`ReadyOptions::server_config` reports the same failure as text only).
+fn check_served(card: &v1::AgentCard, origin: &str, at: Option<&str>) -> Result<()> {
+    let served = crate::run::json(&a2a_wire_smol::demo::with_standard_interfaces_at(card.clone(), origin))?;
+    match at {
+        Some(at) => crate::run::decode_in::<v1::AgentCard>(&served, at).map(drop),
+        None => crate::run::decode::<v1::AgentCard>(&served).map(drop),
+    }
+}
+
+/// How the option holding the extended card of `principal` is named in errors.
+fn extended_at(principal: &str) -> String {
+    format!("extendedCards[{}]", serde_json::Value::from(principal))
+}
+
+/// The bearer tokens of `serve` (token to principal), checked.
+fn bearer_tokens(map: HashMap<String, String>) -> Result<a2a::auth::BearerTokens> {
+    if map.is_empty() {
+        return Err(errors::range_error("bearerTokens is empty: no caller could authenticate"));
+    }
+    let mut t = a2a::auth::BearerTokens::new();
+    let mut pairs: Vec<_> = map.iter().collect();
+    pairs.sort();
+    for (token, principal) in pairs {
+        // The message names the principal, never the token (a secret).
+        t.insert(token, principal).map_err(|e| errors::range_error(format!("bearerTokens, the token of {principal:?}: {e}")))?;
+    }
+    Ok(t)
+}
+
+/// The webhook policy of a server's options: the SSRF guard's allow-list and the roots of
+/// `https://` receivers.
+pub(crate) fn webhook_policy(
+    allow_private: Option<bool>,
+    allow: Option<&[String]>,
+    ca_file: Option<&str>,
+) -> Result<a2a_wire_smol::webhook::WebhookPolicy> {
+    let mut policy = a2a_wire_smol::webhook::WebhookPolicy { allow_private: allow_private.unwrap_or(false), ..Default::default() };
+    a2a_wire_smol::ready::allow_webhooks(&mut policy, allow.unwrap_or_default())
+        .map_err(|m| errors::range_error(format!("allowWebhooks: {m}")))?;
+    if let Some(ca) = ca_file {
+        policy.tls = a2a_wire_smol::tls::ClientTls::from_files(Some(std::path::Path::new(ca)), None)
+            .map_err(|e| errors::throw(serde_json::json!({"class": "TLSError", "message": format!("webhookCaFile: {e}")})))?;
+    }
+    Ok(policy)
+}
+
 #[napi]
 impl ReadyServer {
     /// Binds `host:port` (port 0: a free one) and serves `card` (ProtoJSON; null or a card
     /// without interfaces: the standard six of the demo agent's shape), calling `onStart(run)`
-    /// for every run and `onCancel(runId)` when one is canceled. With `bearerTokens` (token to
-    /// principal) every call needs `Authorization: Bearer TOKEN` and each principal sees only
-    /// its own tasks. With `tls` (certificate and key PEM files) it speaks HTTPS only and its
-    /// card lists `https://` URLs. Returns once it listens.
+    /// for every run and `onCancel(runId)` when one is canceled. The settings (bearer tokens,
+    /// TLS, extended cards, the signing key, the webhook policy) become the server's config
+    /// through the transport's `ReadyOptions`, in the order it fixes (interfaces, checks,
+    /// the bearer scheme, then the signatures). Returns once it listens.
     #[napi(constructor, catch_unwind)]
     pub fn new(
         host: String,
         port: u16,
         card: Option<String>,
-        bearer_tokens: Option<std::collections::HashMap<String, String>>,
-        tls: Option<crate::client::TlsFiles>,
+        options: ServeOptions,
+        signing_key: Option<ClassInstance<crate::signing::NativeSigningKey>>,
         on_start: Function<Run, ()>,
         on_cancel: Function<i64, ()>,
     ) -> Result<Self> {
-        let tokens = match bearer_tokens {
-            Some(map) if map.is_empty() => return Err(errors::range_error("bearerTokens is empty: no caller could authenticate")),
-            Some(map) => {
-                let mut t = a2a::auth::BearerTokens::new();
-                let mut pairs: Vec<_> = map.iter().collect();
-                pairs.sort();
-                for (token, principal) in pairs {
-                    // The message names the principal, never the token (a secret).
-                    t.insert(token, principal)
-                        .map_err(|e| errors::range_error(format!("bearerTokens, the token of {principal:?}: {e}")))?;
-                }
-                Some(t)
-            }
-            None => None,
+        let mut ready = ReadyOptions {
+            bearer_tokens: options.bearer_tokens.map(bearer_tokens).transpose()?,
+            webhooks: webhook_policy(
+                options.allow_private_webhooks,
+                options.allow_webhooks.as_deref(),
+                options.webhook_ca_file.as_deref(),
+            )?,
+            signing_key: signing_key.map(|k| k.key.clone()),
+            card_jku: options.card_jku,
+            ..ReadyOptions::default()
         };
-        let tls = match tls {
-            Some(f) => Some(
-                a2a_wire_smol::tls::ServerTls::from_pem_files(&f.cert, &f.key)
-                    .map_err(|e| errors::throw(serde_json::json!({"class": "TLSError", "message": e.to_string()})))?,
-            ),
-            None => None,
-        };
+        if let Some(f) = options.tls {
+            let tls = a2a_wire_smol::tls::ServerTls::from_pem_files(&f.cert, &f.key)
+                .map_err(|e| errors::throw(serde_json::json!({"class": "TLSError", "message": e.to_string()})))?;
+            ready.tls = Some(tls);
+        }
+        let card = card.as_deref().map(|c| card_arg(c, None)).transpose()?;
+        ready.extended_card = options.extended_card.as_deref().map(|c| card_arg(c, Some("extendedCard"))).transpose()?;
+        for (principal, text) in options.extended_cards.unwrap_or_default() {
+            let c = card_arg(&text, Some(&extended_at(&principal)))?;
+            ready.extended_cards.insert(principal, c);
+        }
         let ip: std::net::IpAddr = host.parse().map_err(|e| errors::range_error(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| Error::from_reason(format!("cannot bind {wanted}: {e}")))?;
-        let origin = a2a_wire_smol::demo::origin(addr, tls.is_some());
-        let card = match card {
-            // Its interfaces are the server's to fill in: read it without the REQUIRED check,
-            // which the whole card passes below.
-            Some(c) => {
-                let c = a2a::codec::json::decode_unchecked(c.as_bytes()).map_err(|e| errors::decode_error(&e))?;
-                a2a_wire_smol::demo::with_standard_interfaces_at(c, &origin)
-            }
-            None => a2a_wire_smol::demo::card_at(&origin),
-        };
-        // The whole card is checked as the service will read it.
-        crate::run::decode::<v1::AgentCard>(&crate::run::json(&card)?)?;
+        let origin = ready.origin(addr);
+        if let Some(c) = &card {
+            check_served(c, &origin, None)?;
+        }
+        if let Some(c) = &ready.extended_card {
+            check_served(c, &origin, Some("extendedCard"))?;
+        }
+        for (principal, c) in &ready.extended_cards {
+            check_served(c, &origin, Some(&extended_at(principal)))?;
+        }
+        let config = ready.server_config(card, addr).map_err(|e| match e {
+            ReadyError::Signature(m) => errors::throw(serde_json::json!({"class": "CardSignatureError", "message": m})),
+            // Checked above; a card the transport still refuses is named in its message.
+            other => errors::type_error(other.to_string()),
+        })?;
         let start: StartFn = on_start.build_threadsafe_function().callee_handled::<false>().build()?;
         let cancel: CancelFn = on_cancel.build_threadsafe_function().callee_handled::<false>().build()?;
         let agent = Arc::new(JsAgent { fns: Mutex::new(Some((start, cancel))) });
-        let mut config = ServerConfig::new(card);
-        if let Some(t) = tokens {
-            config = config.with_bearer_tokens(t);
-        }
-        config.log = a2a::log::silent();
-        config.tls = tls;
         let card = config.card.clone();
         let kind = AgentKind::Callback(agent.clone());
         let server = RunningServer::start(addr, config, kind, MemoryStore::new())
             .map_err(|e| Error::from_reason(format!("cannot serve on {addr}: {e}")))?;
-        let url = origin;
-        Ok(ReadyServer { server: Arc::new(Mutex::new(Some(server))), agent, url, card })
+        Ok(ReadyServer { server: Arc::new(Mutex::new(Some(server))), agent, url: origin, card })
     }
 
     /// `http://HOST:PORT` (the card is at `/.well-known/agent-card.json`).

@@ -144,6 +144,16 @@ pub struct ServiceOptions {
     pub max_body: Option<u32>,
     /// Lets push notifications go to loopback and private addresses (tests).
     pub allow_private_webhooks: Option<bool>,
+    /// Extended cards (ProtoJSON) per principal; other authenticated callers get
+    /// `extendedCard`.
+    pub extended_cards: Option<std::collections::HashMap<String, String>>,
+    /// Webhook receivers the SSRF guard lets through although not public (hosts, addresses,
+    /// CIDR networks).
+    pub allow_webhooks: Option<Vec<String>>,
+    /// PEM file of the CAs `https://` webhook receivers are verified against.
+    pub webhook_ca_file: Option<String>,
+    /// The `jku` put in each card signature's header (with a signing key).
+    pub card_jku: Option<String>,
 }
 
 /// The service of one fetch handler.
@@ -160,17 +170,40 @@ fn call_id(call: i64) -> Result<CallId> {
 impl ServiceHost {
     /// A service publishing `card` (ProtoJSON; its interfaces are what is served). `wake` is
     /// called (from the event loop) when outputs wait that no call of JavaScript produced.
+    /// With `signingKey`, the card and the extended cards are served signed.
     #[napi(constructor, catch_unwind)]
-    pub fn new(card: String, options: ServiceOptions, wake: Function<(), ()>) -> Result<Self> {
+    pub fn new(
+        card: String,
+        options: ServiceOptions,
+        wake: Function<(), ()>,
+        signing_key: Option<ClassInstance<crate::signing::NativeSigningKey>>,
+    ) -> Result<Self> {
         let card: a2a::v1::AgentCard = crate::run::decode(&card)?;
         let mut config = ServiceConfig::new(card);
         config.extended_card = options.extended_card.as_deref().map(crate::run::decode).transpose()?;
+        for (principal, text) in options.extended_cards.unwrap_or_default() {
+            let card = crate::run::decode_in(&text, &format!("extendedCards[{}]", serde_json::Value::from(principal.as_str())))?;
+            config.extended_cards.insert(principal, card);
+        }
         config.authenticate = options.authenticate.unwrap_or(false);
         if let Some(m) = options.max_body {
             config.limits.max_body = m as usize;
         }
-        let policy = WebhookPolicy { allow_private: options.allow_private_webhooks.unwrap_or(false), ..WebhookPolicy::default() };
+        let policy = crate::server::webhook_policy(
+            options.allow_private_webhooks,
+            options.allow_webhooks.as_deref(),
+            options.webhook_ca_file.as_deref(),
+        )?;
         config.webhooks = policy.schedule();
+        // Last: a change to a card after its signature would break it.
+        if let Some(key) = signing_key {
+            let jku = options.card_jku.as_deref();
+            let sign = |c: &a2a::v1::AgentCard| key.key.sign_card(c, jku).map_err(|e| crate::signing::signature_error(&e));
+            config.card = sign(&config.card)?;
+            for c in config.extended_card.iter_mut().chain(config.extended_cards.values_mut()) {
+                *c = sign(c)?;
+            }
+        }
         // Task ids are keyed by OS randomness, as on every other host; without it, refuse.
         let key = a2a_wire_smol::server::os_random_key().map_err(|e| Error::from_reason(format!("no OS randomness: {e}")))?;
         let service = Service::new(config, MemoryStore::new(), key, now())

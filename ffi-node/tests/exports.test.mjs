@@ -47,3 +47,14 @@ test("the error classes declared are the core's kinds, each with its wire forms"
     assert.equal(e.toHttp().status, cls.httpStatus);
   }
 });
+
+test("the signing and webhook classes, and CardSignatureError among the client errors", () => {
+  assert.ok(cjs.CardSignatureError.prototype instanceof cjs.CardError);
+  assert.ok(cjs.CardSignatureError.prototype instanceof cjs.ClientError);
+  for (const name of ["SigningKey", "CardKeySet", "WebhookReceiver", "WebhookEndpoint"]) {
+    assert.equal(typeof cjs[name], "function", name);
+    assert.equal(esm[name], cjs[name], name);
+  }
+  // Classes of the package, not the native module's: no native internals leak out.
+  assert.ok(!Object.keys(cjs).some((k) => k.startsWith("Native")));
+});

@@ -3,7 +3,7 @@
 # fresh temporary directory, puts the packed tarball (target/node-dist, `make node-pack`)
 # there, then runs the block between the `node-commands` markers in that directory with
 # free ports; fails unless all four servers (Express and the ready server, in JS and in
-# TypeScript) echo through the client.
+# TypeScript) echo through the client and webhook.js gets the task's events pushed.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TGZ=$(ls "$ROOT"/target/node-dist/a2a-wire-*.tgz)
@@ -15,7 +15,7 @@ const path = require("node:path");
 const [readme, dir] = process.argv.slice(2);
 const text = fs.readFileSync(readme, "utf8");
 const files = [...text.matchAll(/<!-- node-file: (\S+) -->\n```(?:js|ts)\n([\s\S]*?)```/g)];
-if (files.length !== 8) throw new Error(`README.md has ${files.length} node-file blocks, want 8`);
+if (files.length !== 9) throw new Error(`README.md has ${files.length} node-file blocks, want 9`);
 for (const [, name, body] of files) {
   fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
   fs.writeFileSync(path.join(dir, name), body);
@@ -33,6 +33,7 @@ find "$tmp" -name '*.js' -o -name '*.ts' | xargs sed -i "s|7450|$p1|g; s|7451|$p
 cd "$tmp"
 timeout 600 bash -e "$tmp/commands.sh" > "$tmp/out.log" 2>&1 || { tail -30 "$tmp/out.log"; exit 1; }
 out=$(cat "$tmp/out.log")
-echo "$out" | tail -4
+echo "$out" | grep -E '^(TASK_STATE_COMPLETED|pushed:) ' || true
 test "$(echo "$out" | grep -c '^TASK_STATE_COMPLETED hello$')" = 4 || { echo "$out"; echo "README Node commands: want four 'TASK_STATE_COMPLETED hello' lines"; exit 1; }
-echo "README 'Use from Node' commands: ran as written, all four servers echoed"
+test "$(echo "$out" | grep -c '^pushed: hello TASK_STATE_COMPLETED$')" = 1 || { echo "$out"; echo "README Node commands: want the line 'pushed: hello TASK_STATE_COMPLETED'"; exit 1; }
+echo "README 'Use from Node' commands: ran as written, all four servers echoed, the webhook got the pushed events"

@@ -87,4 +87,80 @@ async function main(): Promise<void> {
   void [r, a2aDefault.VERSION];
 }
 
-void [state, literal, wrong, twoMembers, noId, again, text, textOf, main];
+// ---------------------------------------------------------------- signatures and webhooks
+
+async function signedAndPushed(): Promise<void> {
+  const key: a2a.SigningKey = a2a.SigningKey.fromJwk({ kty: "OKP", crv: "Ed25519", x: "x", d: "d", kid: "k" });
+  const fromPem: a2a.SigningKey = a2a.SigningKey.fromPem(new Uint8Array(0), "k");
+  const fromFile: a2a.SigningKey = a2a.SigningKey.fromFile("key.jwk");
+  const alg: "ES256" | "EdDSA" = key.alg;
+  const signed: AgentCard = key.signCard(card, { jku: "https://keys.example/jwks.json" });
+  const keys = new a2a.CardKeySet([key, key.publicJwk()]).add(fromPem);
+  const more: a2a.CardKeySet = a2a.CardKeySet.fromJwks({ keys: [fromFile.publicJwk()] });
+  const v: a2a.VerifiedSignature = keys.verifyCard(signed, { specFormOnly: true });
+  const form: "spec" | "sdk" = v.form;
+  const jku: string | null = v.jku;
+  // @ts-expect-error: a kid is needed for a PEM key
+  a2a.SigningKey.fromPem("pem");
+  // @ts-expect-error: the constructor is private
+  new a2a.SigningKey();
+
+  const server = await serve(agent, {
+    card,
+    signingKey: key,
+    cardJku: "https://keys.example/jwks.json",
+    bearerTokens: { "alice-token": "alice" },
+    extendedCard: card,
+    extendedCards: { alice: card },
+    allowWebhooks: ["127.0.0.1", "10.0.0.0/8"],
+    allowPrivateWebhooks: false,
+    webhookCaFile: "ca.pem",
+  });
+  // @ts-expect-error: the signing key is a SigningKey, not a JWK
+  await serve(agent, { signingKey: key.publicJwk() });
+  const service = new A2AService(agent, card, { signingKey: key, extendedCards: { bob: card }, allowWebhooks: ["localhost"], webhookCaFile: "ca.pem" });
+  const client = await A2AClient.connect(server.url, { cardKeys: keys, requireSignedCard: true, streamResumes: 0 });
+  // @ts-expect-error: cardKeys is a CardKeySet
+  await A2AClient.connect(server.url, { cardKeys: [key] });
+  try {
+    await A2AClient.connect(server.url, { cardKeys: more });
+  } catch (e) {
+    if (e instanceof a2a.CardSignatureError) {
+      const asCard: a2a.CardError = e;
+      void asCard;
+    }
+  }
+
+  const receiver = new a2a.WebhookReceiver({ token: "t0k", window: 64 });
+  receiver.expectTask("t-1");
+  const expected: boolean = receiver.expects("t-1");
+  const d = receiver.handle({ method: "POST", headers: new Headers({ "a2a-notification-token": "t0k" }), body: "{}" });
+  receiver.handle({ headers: [["a2a-notification-token", "t0k"]], body: new Uint8Array(0) });
+  receiver.handle({ headers: { "a2a-notification-token": "t0k" } });
+  if (d.kind === "event") {
+    const ev: StreamResponse = d.event;
+    const id: string = d.taskId;
+    const later: a2a.EventDelivery = receiver.retryLater(d);
+    void [ev, id, later];
+  } else if (d.kind === "refused") {
+    const err: a2a.A2AError = d.error;
+    // @ts-expect-error: a refused delivery has no event to retry
+    receiver.retryLater(d);
+    void err;
+  }
+  const status: number = d.status;
+  const body: Uint8Array = d.body;
+  const endpoint = new a2a.WebhookEndpoint(receiver, async (taskId: string, event: StreamResponse) => {
+    void [taskId, event];
+  }, { maxBody: 1 << 20, onError: (err: unknown, taskId: string, event: StreamResponse) => void [err, taskId, event] });
+  const answer: Response = await endpoint.fetch(new Request("http://127.0.0.1:1/hook", { method: "POST" }));
+  const listener: (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => void = endpoint.listener();
+  // @ts-expect-error: onEvent takes the task id and the event
+  new a2a.WebhookEndpoint(receiver, (event: number) => void event);
+  client.close();
+  await service.close();
+  await server.close();
+  void [alg, form, jku, expected, status, body, answer, listener, endpoint.middleware()];
+}
+
+void [state, literal, wrong, twoMembers, noId, again, text, textOf, main, signedAndPushed];
