@@ -90,7 +90,9 @@ struct TaskLog {
     floor: u64,
     /// When it last changed, in `EventLog::tick`s (its key in `EventLog::recent`).
     tick: u64,
-    events: VecDeque<(u64, v1::StreamResponse)>,
+    /// The kept events, protobuf-encoded: one allocation each (a clone of an event would be
+    /// one per string and part), and decoded only for the rare subscriber that resumes.
+    events: VecDeque<(u64, Vec<u8>)>,
     /// The protobuf size of `events`.
     bytes: usize,
 }
@@ -142,21 +144,23 @@ impl EventLog {
     pub(crate) fn record(&mut self, task_id: &str, event: &v1::StreamResponse) -> EventId {
         let limits = self.limits;
         let size = prost::Message::encoded_len(event);
-        let log = self.touch(task_id);
+        self.touch(task_id);
+        let epoch = self.epoch;
+        // `touch` made the log if it was missing: the fallback is never taken.
+        let Some(log) = self.logs.get_mut(task_id) else { return EventId { epoch, seq: 0 } };
         log.last = log.last.saturating_add(1);
         let seq = log.last;
         let mut freed = 0;
         let kept = limits.per_task > 0 && size <= limits.bytes;
         if kept {
-            log.events.push_back((seq, event.clone()));
+            log.events.push_back((seq, prost::Message::encode_to_vec(event)));
             log.bytes += size;
             // This task alone stays within both bounds.
             while log.events.len() > limits.per_task || log.bytes > limits.bytes {
                 let Some((n, e)) = log.events.pop_front() else { break };
                 log.floor = n;
-                let s = prost::Message::encoded_len(&e);
-                log.bytes = log.bytes.saturating_sub(s);
-                freed += s;
+                log.bytes = log.bytes.saturating_sub(e.len());
+                freed += e.len();
             }
         } else {
             // Not kept: positions before it can no longer be resumed.
@@ -170,18 +174,22 @@ impl EventLog {
         EventId { epoch: self.epoch, seq }
     }
 
-    /// The log of `task_id`, created if new, marked as the most recently changed.
-    fn touch(&mut self, task_id: &str) -> &mut TaskLog {
+    /// Marks the log of `task_id` as the most recently changed, creating it if new. A known
+    /// task's name moves to its new place in `recent`: no allocation per event.
+    fn touch(&mut self, task_id: &str) {
         self.tick += 1;
         let tick = self.tick;
-        let old = self.logs.get(task_id).map(|l| l.tick);
-        if let Some(old) = old {
-            self.recent.remove(&old);
+        match self.logs.get_mut(task_id) {
+            Some(log) => {
+                let old = core::mem::replace(&mut log.tick, tick);
+                let name = self.recent.remove(&old).unwrap_or_else(|| String::from(task_id));
+                self.recent.insert(tick, name);
+            }
+            None => {
+                self.logs.insert(String::from(task_id), TaskLog { tick, ..TaskLog::default() });
+                self.recent.insert(tick, String::from(task_id));
+            }
         }
-        self.recent.insert(tick, String::from(task_id));
-        let log = self.logs.entry(String::from(task_id)).or_default();
-        log.tick = tick;
-        log
     }
 
     /// The least recently changed task other than `task_id`, while the log is over its task
@@ -220,7 +228,14 @@ impl EventLog {
         if id.seq > log.last || id.seq < log.floor {
             return Resume::Restart;
         }
-        Resume::Events(log.events.iter().filter(|(n, _)| *n > id.seq).cloned().collect())
+        let mut events = Vec::new();
+        for (n, bytes) in log.events.iter().filter(|(n, _)| *n > id.seq) {
+            // The log encoded each event itself, so each decodes; were one not to, the
+            // subscriber starts over rather than miss it.
+            let Ok(e) = <v1::StreamResponse as prost::Message>::decode(bytes.as_slice()) else { return Resume::Restart };
+            events.push((*n, e));
+        }
+        Resume::Events(events)
     }
 }
 
