@@ -397,6 +397,7 @@ async fn connect(args: &Args, url: &str) -> Result<Client, Failure> {
     let (mut client, _card) = Client::connect_with(url, &support, client_options(args)?).await?;
     for h in args.values("--header") {
         let (name, value) = h.split_once(':').ok_or_else(|| Failure::Usage(format!("--header {h}: expected NAME:VALUE")))?;
+        a2a_wire::http::check_header_field(name.trim(), value.trim()).map_err(|e| Failure::Usage(format!("--header: {e}")))?;
         client = client.with_header(name.trim(), value.trim());
     }
     Ok(client)

@@ -144,6 +144,9 @@ fn bearer_tokens_are_required_and_each_principal_sees_only_its_tasks() {
             assert!(code == 0 && out.contains("COMPLETED"), "{binding} {version}: alice reads her task: {out} {err}");
         }
     }
+    // A header that would end its line and write another field is a usage error, never sent.
+    let (code, _, err) = run(&["send", &url, "hi", "--header", "Authorization: Bearer alice-token\r\nX-Injected: 1"]);
+    assert!(code == 2 && err.contains("line break"), "{err}");
 }
 
 #[test]

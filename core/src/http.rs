@@ -77,6 +77,20 @@ pub struct OutgoingRequest {
     pub body: Vec<u8>,
 }
 
+/// Whether `name: value` may be sent as a header field a caller chose (credentials, say): the
+/// name an RFC 9110 token, the value without CR, LF or NUL (which would end the field and
+/// let the value write fields of its own). The error says which part is wrong.
+pub fn check_header_field(name: &str, value: &str) -> Result<(), String> {
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if name.is_empty() || !name.bytes().all(token) {
+        return Err(alloc::format!("header name {name:?} is not an HTTP token"));
+    }
+    if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+        return Err(alloc::format!("the value of header {name} holds a line break or NUL"));
+    }
+    Ok(())
+}
+
 /// The media type of a `Content-Type` value, lowercased, without parameters.
 pub fn media_type(content_type: &str) -> String {
     content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
@@ -250,6 +264,17 @@ fn parse_q(v: &str) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_fields_a_caller_chooses_cannot_write_fields_of_their_own() {
+        assert!(check_header_field("Authorization", "Bearer abc.def~").is_ok());
+        assert!(check_header_field("X-Api-Key", "").is_ok());
+        for (name, value) in
+            [("", "v"), ("Bad Name", "v"), ("Bad:Name", "v"), ("Ünï", "v"), ("X", "a\r\nInjected: 1"), ("X", "a\nb"), ("X", "a\0b")]
+        {
+            assert!(check_header_field(name, value).is_err(), "{name:?}: {value:?}");
+        }
+    }
 
     #[test]
     fn percent_coding_round_trips() {

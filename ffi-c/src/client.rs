@@ -110,13 +110,7 @@ pub extern "C" fn a2a_client_config_add_header(
         let c = arg_mut(config, "config")?;
         let n = str_arg(name, name_len, "name")?;
         let v = str_arg(value, value_len, "value")?;
-        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-        if n.is_empty() || !n.bytes().all(token) {
-            return Err(crate::invalid(format!("header name {n:?} is not an HTTP token")));
-        }
-        if v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
-            return Err(crate::invalid(format!("the value of header {n} holds a line break or NUL")));
-        }
+        a2a::http::check_header_field(n, v).map_err(crate::invalid)?;
         c.headers.push((n.to_string(), v.to_string()));
         Ok(())
     })

@@ -108,7 +108,8 @@ pub extern "C" fn a2a_client_core_interface(client: *const a2a_client_core) -> *
 }
 
 /// Adds a header to every request the client core makes (credentials, for example).
-/// Threads: one at a time per client core.
+/// `A2A_RESULT_INVALID_ARGUMENT` for a name that is not an HTTP token or a value with a line
+/// break or NUL. Threads: one at a time per client core.
 #[no_mangle]
 pub extern "C" fn a2a_client_core_add_header(
     client: *mut a2a_client_core,
@@ -121,6 +122,7 @@ pub extern "C" fn a2a_client_core_add_header(
         let c = arg_mut(client, "client")?;
         let n = crate::str_arg(name, name_len, "name")?;
         let v = crate::str_arg(value, value_len, "value")?;
+        a2a::http::check_header_field(n, v).map_err(crate::invalid)?;
         let inner = core::mem::replace(&mut c.inner, Client::new(c.iface.inner.clone()));
         c.inner = inner.with_header(n, v);
         Ok(())

@@ -168,7 +168,10 @@ pub fn connect<'env>(
     }
     copts.card_keys = card_keys.map(|k| Arc::new(k.keys.clone()));
     copts.require_signed_card = options.require_signed_card.unwrap_or(false);
-    let headers = options.headers.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect();
+    let headers: Vec<(String, String)> = options.headers.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect();
+    for (n, v) in &headers {
+        a2a::http::check_header_field(n, v).map_err(|e| errors::type_error(format!("headers: {e}")))?;
+    }
     let extensions = options.extensions;
     env.spawn_future(async move {
         // Before an interface is chosen, a status is the card fetch's HTTP status.

@@ -169,4 +169,8 @@ test("connect failures are client errors", async () => {
   await assert.rejects(a2a.A2AClient.connect(server.url, { bindings: ["GRPC"], versions: ["2.0"] }), a2a.CardError);
   await assert.rejects(a2a.A2AClient.connect(server.url, { bindings: ["SOAP"] }), RangeError);
   await assert.rejects(a2a.A2AClient.connect(server.url, { timeoutMs: -1 }), RangeError);
+  // A header field that would end itself and write another is refused before any request.
+  for (const headers of [{ "Bad Name": "x" }, { "X-Ok": "a\r\nInjected: 1" }]) {
+    await assert.rejects(a2a.A2AClient.connect(server.url, { headers }), (e) => e instanceof TypeError && /headers/.test(e.message));
+  }
 });

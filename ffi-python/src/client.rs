@@ -237,6 +237,9 @@ impl ClientHub {
     ) -> PyResult<()> {
         let stream_resumes = u32::try_from(stream_resumes)
             .map_err(|_| PyValueError::new_err(format!("stream_resumes must be a count from 0 to {}, got {stream_resumes}", u32::MAX)))?;
+        for (n, v) in &headers {
+            a2a::http::check_header_field(n, v).map_err(|e| PyValueError::new_err(format!("headers: {e}")))?;
+        }
         let tls = crate::server::client_tls(py, ca_file, client_cert)?;
         let support = crate::wire::client_support(&bindings, &versions)?;
         if !(timeout > 0.0 && timeout.is_finite()) {

@@ -104,6 +104,10 @@ async def test_connect_failures_are_client_errors() -> None:
         await Client.connect("http://127.0.0.1:9", timeout=2)
     with pytest.raises(ValueError):
         await Client.connect("ftp://example.com")
+    # A header field that would end itself and write another is refused before any request.
+    for headers in ({"Bad Name": "x"}, {"X-Ok": "a\r\nInjected: 1"}):
+        with pytest.raises(ValueError, match="headers"):
+            await Client.connect("http://127.0.0.1:9", headers=headers)
     async with AgentServer(agent, card=base_card()) as s:
         with pytest.raises(a.CardError):
             await Client.connect(s.url, bindings=["GRPC"], versions=["2.0"])
