@@ -890,7 +890,8 @@ a2a_result a2a_client_core_new(const uint8_t *card_json,
 const struct a2a_interface *a2a_client_core_interface(const struct a2a_client_core *client);
 
 // Adds a header to every request the client core makes (credentials, for example).
-// Threads: one at a time per client core.
+// `A2A_RESULT_INVALID_ARGUMENT` for a name that is not an HTTP token or a value with a line
+// break or NUL. Threads: one at a time per client core.
 a2a_result a2a_client_core_add_header(struct a2a_client_core *client,
                                       const char *name,
                                       size_t name_len,
