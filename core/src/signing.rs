@@ -49,6 +49,16 @@ pub enum PayloadForm {
     SdkEmptiesRemoved,
 }
 
+impl PayloadForm {
+    /// Its name in the bindings' results: `spec` or `sdk`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PayloadForm::Spec => "spec",
+            PayloadForm::SdkEmptiesRemoved => "sdk",
+        }
+    }
+}
+
 /// Why a card could not be signed or did not verify.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SignatureError {

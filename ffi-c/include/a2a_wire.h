@@ -1117,7 +1117,7 @@ a2a_result a2a_classify_jsonrpc(const uint8_t *error_json,
 // A receiver expecting the push config's `token` in the token header
 // (`A2A-Notification-Token` or `X-A2A-Notification-Token`), the whole `Authorization`
 // value `authorization` (`Bearer abc...`), or both (NULL: not required; at least one must
-// be given and non-empty, else `A2A_RESULT_INVALID_ARGUMENT`). It expects no task yet:
+// be given, and none empty, else `A2A_RESULT_INVALID_ARGUMENT`). It expects no task yet:
 // call `a2a_receiver_expect_task` for each task whose push config names this webhook.
 // Threads: any.
 a2a_result a2a_receiver_new(const char *token,

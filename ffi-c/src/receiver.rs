@@ -48,7 +48,7 @@ pub struct a2a_delivery {
 /// A receiver expecting the push config's `token` in the token header
 /// (`A2A-Notification-Token` or `X-A2A-Notification-Token`), the whole `Authorization`
 /// value `authorization` (`Bearer abc...`), or both (NULL: not required; at least one must
-/// be given and non-empty, else `A2A_RESULT_INVALID_ARGUMENT`). It expects no task yet:
+/// be given, and none empty, else `A2A_RESULT_INVALID_ARGUMENT`). It expects no task yet:
 /// call `a2a_receiver_expect_task` for each task whose push config names this webhook.
 /// Threads: any.
 #[no_mangle]
@@ -61,14 +61,9 @@ pub extern "C" fn a2a_receiver_new(
 ) -> a2a_result {
     guard(|| {
         let o = out(receiver_out, "receiver_out")?;
-        let token = crate::opt_str_arg(token, token_len, "token")?.filter(|t| !t.is_empty());
-        let authorization = crate::opt_str_arg(authorization, authorization_len, "authorization")?.filter(|a| !a.is_empty());
-        let inner = match (token, authorization) {
-            (Some(t), Some(a)) => Receiver::with_token(t).and_authorization(a),
-            (Some(t), None) => Receiver::with_token(t),
-            (None, Some(a)) => Receiver::with_authorization(a),
-            (None, None) => return Err(invalid("a receiver needs a token, an authorization value, or both")),
-        };
+        let token = crate::opt_str_arg(token, token_len, "token")?;
+        let authorization = crate::opt_str_arg(authorization, authorization_len, "authorization")?;
+        let inner = Receiver::with_credentials(token, authorization).map_err(invalid)?;
         box_out(o, a2a_receiver { inner });
         Ok(())
     })

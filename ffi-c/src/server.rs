@@ -538,8 +538,8 @@ fn start_server(
     let ready = settings.map(|s| s.ready.clone()).unwrap_or_default();
     let origin = ready.origin(sa);
     let config = ready.server_config(Some(card), sa).map_err(|e| match e {
-        a2a_wire_smol::ready::ReadyError::Card(m) => a2a_error::local(a2a_result::Card, m),
         a2a_wire_smol::ready::ReadyError::Signature(m) => a2a_error::local(a2a_result::Signature, m),
+        other => a2a_error::local(a2a_result::Card, other.to_string()),
     })?;
     let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
     let server = RunningServer::start(sa, config, kind, MemoryStore::new()).map_err(|e| {

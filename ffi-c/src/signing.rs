@@ -6,7 +6,7 @@
 
 use crate::error::a2a_error;
 use crate::{a2a_bytes, a2a_result, a2a_str, arg, arg_mut, box_out, bytes_arg, bytes_out, guard, guard_value, invalid, out, str_arg};
-use a2a::signing::{CardSigner, PayloadForm, Verification};
+use a2a::signing::{CardSigner, Verification};
 use a2a::v1;
 use a2a_wire_smol::signing::{CardKeySet, SigningKey};
 use core::ffi::c_char;
@@ -41,9 +41,18 @@ fn key_error(e: a2a_wire_smol::Error) -> a2a_error {
     }
 }
 
-fn key_out(o: &mut *mut a2a_signing_key, key: SigningKey) {
+/// The key `make` builds with the `kid` argument, written to `key_out`.
+fn made_key(
+    kid: *const c_char,
+    kid_len: usize,
+    key_out: *mut *mut a2a_signing_key,
+    make: impl FnOnce(Option<&str>) -> Result<SigningKey, a2a_wire_smol::Error>,
+) -> Result<(), a2a_error> {
+    let o = out(key_out, "key_out")?;
+    let key = make(crate::opt_str_arg(kid, kid_len, "kid")?).map_err(key_error)?;
     let alg = if key.alg() == "ES256" { "ES256" } else { "EdDSA" };
     box_out(o, a2a_signing_key { inner: Arc::new(key), alg });
+    Ok(())
 }
 
 /// A signing key from `key`: a private JWK (`{"kty":"EC","crv":"P-256",...}` or
@@ -60,11 +69,8 @@ pub extern "C" fn a2a_signing_key_new(
     key_out_: *mut *mut a2a_signing_key,
 ) -> a2a_result {
     guard(|| {
-        let o = out(key_out_, "key_out")?;
         let text = str_arg(key, key_len, "key")?;
-        let kid = crate::opt_str_arg(kid, kid_len, "kid")?;
-        key_out(o, SigningKey::from_text(text, kid).map_err(key_error)?);
-        Ok(())
+        made_key(kid, kid_len, key_out_, |kid| SigningKey::from_text(text, kid))
     })
 }
 
@@ -79,11 +85,8 @@ pub extern "C" fn a2a_signing_key_from_file(
     key_out_: *mut *mut a2a_signing_key,
 ) -> a2a_result {
     guard(|| {
-        let o = out(key_out_, "key_out")?;
         let p = str_arg(path, path_len, "path")?;
-        let kid = crate::opt_str_arg(kid, kid_len, "kid")?;
-        key_out(o, SigningKey::from_file(p, kid).map_err(key_error)?);
-        Ok(())
+        made_key(kid, kid_len, key_out_, |kid| SigningKey::from_file(p, kid))
     })
 }
 
@@ -206,8 +209,7 @@ pub extern "C" fn a2a_card_verify(
             a2a::codec::json::decode_unchecked(bytes_arg(card_json, card_json_len, "card_json")?).map_err(|e| a2a_error::decode(&e))?;
         let how = Verification { accept_sdk_form: flags & A2A_CARD_VERIFY_SPEC_FORM_ONLY == 0 };
         let v = set.inner.verify_card(&card, how).map_err(signature_error)?;
-        let form = if v.form == PayloadForm::Spec { "spec" } else { "sdk" };
-        let json = serde_json::json!({"index": v.index, "kid": v.kid, "alg": v.alg, "jku": v.jku, "form": form});
+        let json = serde_json::json!({"index": v.index, "kid": v.kid, "alg": v.alg, "jku": v.jku, "form": v.form.as_str()});
         bytes_out(o, json.to_string().into_bytes());
         Ok(())
     })

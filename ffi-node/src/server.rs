@@ -14,7 +14,7 @@ use a2a::engine::{MemoryStore, RunId};
 use a2a::v1;
 use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
 use a2a_wire_smol::host::AgentKind;
-use a2a_wire_smol::ready::{ReadyError, ReadyOptions};
+use a2a_wire_smol::ready::{ReadyError, ReadyOptions, WhichCard};
 use a2a_wire_smol::RunningServer;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -103,17 +103,6 @@ fn card_arg(text: &str, at: Option<&str>) -> Result<v1::AgentCard> {
     })
 }
 
-/// `card` as the server will check it (its interfaces filled in at `origin` when it lists
-/// none), so that a bad card fails with the `ValidationError` of the field at fault
-/// (`ReadyOptions::server_config` reports the same failure as text only).
-fn check_served(card: &v1::AgentCard, origin: &str, at: Option<&str>) -> Result<()> {
-    let served = crate::run::json(&a2a_wire_smol::demo::with_standard_interfaces_at(card.clone(), origin))?;
-    match at {
-        Some(at) => crate::run::decode_in::<v1::AgentCard>(&served, at).map(drop),
-        None => crate::run::decode::<v1::AgentCard>(&served).map(drop),
-    }
-}
-
 /// How the option holding the extended card of `principal` is named in errors.
 fn extended_at(principal: &str) -> String {
     format!("extendedCards[{}]", serde_json::Value::from(principal))
@@ -196,19 +185,13 @@ impl ReadyServer {
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| Error::from_reason(format!("cannot bind {wanted}: {e}")))?;
         let origin = ready.origin(addr);
-        if let Some(c) = &card {
-            check_served(c, &origin, None)?;
-        }
-        if let Some(c) = &ready.extended_card {
-            check_served(c, &origin, Some("extendedCard"))?;
-        }
-        for (principal, c) in &ready.extended_cards {
-            check_served(c, &origin, Some(&extended_at(principal)))?;
-        }
+        // A bad card is the ValidationError of the field at fault, its path inside the option.
         let config = ready.server_config(card, addr).map_err(|e| match e {
+            ReadyError::Card { card: WhichCard::Public, error } => errors::decode_error(&error),
+            ReadyError::Card { card: WhichCard::Extended, error } => errors::decode_error_in(&error, "extendedCard"),
+            ReadyError::Card { card: WhichCard::ExtendedOf(p), error } => errors::decode_error_in(&error, &extended_at(&p)),
+            ReadyError::Encode(m) => errors::encode_error(&m),
             ReadyError::Signature(m) => errors::throw(serde_json::json!({"class": "CardSignatureError", "message": m})),
-            // Checked above; a card the transport still refuses is named in its message.
-            other => errors::type_error(other.to_string()),
         })?;
         let start: StartFn = on_start.build_threadsafe_function().callee_handled::<false>().build()?;
         let cancel: CancelFn = on_cancel.build_threadsafe_function().callee_handled::<false>().build()?;

@@ -8,7 +8,7 @@
 //! `CardSignatureError`.
 
 use crate::errors;
-use a2a::signing::{CardSigner, PayloadForm, SignatureError, Verification};
+use a2a::signing::{CardSigner, SignatureError, Verification};
 use a2a::v1;
 use a2a_wire_smol::signing::{CardKeySet, SigningKey};
 use napi::bindgen_prelude::*;
@@ -139,11 +139,8 @@ impl NativeCardKeySet {
     pub fn verify_card(&self, card: String, spec_form_only: bool) -> Result<VerifiedSignature> {
         let card: v1::AgentCard = a2a::codec::json::decode_unchecked(card.as_bytes()).map_err(|e| errors::decode_error(&e))?;
         let v = self.keys.verify_card(&card, Verification { accept_sdk_form: !spec_form_only }).map_err(|e| signature_error(&e))?;
-        let form = match v.form {
-            PayloadForm::Spec => "spec",
-            PayloadForm::SdkEmptiesRemoved => "sdk",
-        };
-        Ok(VerifiedSignature { index: u32::try_from(v.index).unwrap_or(u32::MAX), kid: v.kid, alg: v.alg, jku: v.jku, form: form.into() })
+        let form = v.form.as_str().into();
+        Ok(VerifiedSignature { index: u32::try_from(v.index).unwrap_or(u32::MAX), kid: v.kid, alg: v.alg, jku: v.jku, form })
     }
 }
 

@@ -54,12 +54,7 @@ impl NativeWebhookReceiver {
     /// recent events per task are remembered to recognize redeliveries (default 256).
     #[napi(constructor, catch_unwind)]
     pub fn new(token: Option<String>, authorization: Option<String>, window: Option<u32>) -> Result<Self> {
-        let receiver = match (token, authorization) {
-            (Some(t), Some(a)) => Receiver::with_token(t).and_authorization(a),
-            (Some(t), None) => Receiver::with_token(t),
-            (None, Some(a)) => Receiver::with_authorization(a),
-            (None, None) => return Err(errors::type_error("a webhook receiver needs a token or an authorization value to check")),
-        };
+        let receiver = Receiver::with_credentials(token.as_deref(), authorization.as_deref()).map_err(errors::type_error)?;
         let receiver = match window {
             Some(0) => return Err(errors::range_error("window must be at least 1 event")),
             Some(n) => receiver.window(n as usize),

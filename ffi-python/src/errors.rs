@@ -35,7 +35,6 @@ class!(transport_class, "TransportError");
 class!(card_class, "CardError");
 class!(signature_class, "CardSignatureError");
 class!(tls_class, "TLSError");
-class!(validation_class, "ValidationError");
 class!(syntax_class, "JsonSyntaxError");
 class!(invalid_value_class, "InvalidValueError");
 class!(missing_class, "MissingFieldError");
@@ -62,19 +61,30 @@ fn violations_list<'py>(py: Python<'py>, v: &[Violation]) -> PyResult<Bound<'py,
 
 /// A decode error as the `ValidationError` subclass of its kind.
 pub(crate) fn decode_error(py: Python<'_>, e: &DecodeError) -> PyErr {
-    let cls = match e.kind() {
+    validation(py, decode_class(py, e), e.field(), e.description(), e.violations(), e.position())
+}
+
+/// The `ValidationError` subclass of a decode error's kind.
+fn decode_class<'py>(py: Python<'py>, e: &DecodeError) -> PyResult<&'py Bound<'py, PyType>> {
+    match e.kind() {
         DecodeErrorKind::Syntax => syntax_class(py),
         DecodeErrorKind::MissingRequired => missing_class(py),
         DecodeErrorKind::Protobuf => protobuf_class(py),
         _ => invalid_value_class(py),
-    };
-    validation(py, cls, e.field(), e.description(), e.violations(), e.position())
+    }
 }
 
-/// Values that do not make a valid message, where only the description is known (a card the
-/// ready server's settings refuse): the `ValidationError` base class.
-pub(crate) fn validation_error(py: Python<'_>, description: &str) -> PyErr {
-    validation(py, validation_class(py), "", description, &[], None)
+/// [`decode_error`] of a value given as the argument `at` (`extended_cards["bob"]`): the
+/// paths name the argument, then the field inside it.
+pub(crate) fn decode_error_in(py: Python<'_>, e: &DecodeError, at: &str) -> PyErr {
+    let path_in = |field: &str| match field {
+        "" => at.to_string(),
+        f if f.starts_with('[') => format!("{at}{f}"),
+        f => format!("{at}.{f}"),
+    };
+    let violations: Vec<Violation> =
+        e.violations().iter().map(|v| Violation { field: path_in(&v.field), description: v.description.clone() }).collect();
+    validation(py, decode_class(py, e), &path_in(e.field()), e.description(), &violations, e.position())
 }
 
 /// A conversion (v0.3 translation) error.

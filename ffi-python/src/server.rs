@@ -17,7 +17,7 @@ use a2a::engine::{MemoryStore, RunId};
 use a2a::v1;
 use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
 use a2a_wire_smol::host::AgentKind;
-use a2a_wire_smol::ready::{ReadyError, ReadyOptions};
+use a2a_wire_smol::ready::{ReadyError, ReadyOptions, WhichCard};
 use a2a_wire_smol::webhook::WebhookPolicy;
 use a2a_wire_smol::RunningServer;
 use pyo3::exceptions::{PyOSError, PyValueError};
@@ -289,10 +289,16 @@ pub(crate) fn webhook_policy(
 }
 
 /// Why the ready server's settings cannot be served, as the Python exception: a card that is
-/// not a valid Agent Card is a `ValidationError`, a card the key cannot sign a `ValueError`.
+/// not a valid Agent Card is the `ValidationError` subclass of the field at fault (its path
+/// inside the argument that gave the card), a card the key cannot sign a `ValueError`.
 fn ready_error(py: Python<'_>, e: ReadyError) -> PyErr {
     match e {
-        ReadyError::Card(m) => errors::validation_error(py, &m),
+        ReadyError::Card { card: WhichCard::Public, error } => errors::decode_error(py, &error),
+        ReadyError::Card { card: WhichCard::Extended, error } => errors::decode_error_in(py, &error, "extended_card"),
+        ReadyError::Card { card: WhichCard::ExtendedOf(p), error } => {
+            errors::decode_error_in(py, &error, &format!("extended_cards[{}]", serde_json::Value::from(p)))
+        }
+        ReadyError::Encode(m) => errors::encode_error(py, &m),
         ReadyError::Signature(m) => PyValueError::new_err(format!("signing_key: {m}")),
     }
 }

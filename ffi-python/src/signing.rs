@@ -10,7 +10,7 @@
 use crate::errors;
 use crate::model::generated::PyAgentCard;
 use crate::model::{json_to_py, py_to_json, type_name};
-use a2a::signing::{PayloadForm, Verification, Verified};
+use a2a::signing::{Verification, Verified};
 use a2a_wire_smol::signing::{CardKeySet, SigningKey};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -236,11 +236,7 @@ pub struct VerifiedSignature {
 
 impl From<Verified> for VerifiedSignature {
     fn from(v: Verified) -> Self {
-        let form = match v.form {
-            PayloadForm::Spec => "spec",
-            PayloadForm::SdkEmptiesRemoved => "sdk",
-        };
-        VerifiedSignature { index: v.index, kid: v.kid, alg: v.alg, jku: v.jku, form: form.to_string() }
+        VerifiedSignature { index: v.index, kid: v.kid, alg: v.alg, jku: v.jku, form: v.form.as_str().to_string() }
     }
 }
 

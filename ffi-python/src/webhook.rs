@@ -27,13 +27,6 @@ pub struct PyDelivery {
     response: HttpResponse,
 }
 
-fn non_empty(v: Option<String>, what: &str) -> PyResult<Option<String>> {
-    match v {
-        Some(s) if s.is_empty() => Err(PyValueError::new_err(format!("{what} is empty: give the credential the push config carries"))),
-        other => Ok(other),
-    }
-}
-
 /// A header name or value: `str`, or `bytes` (as ASGI gives them; not UTF-8 is read lossily,
 /// as the transports do).
 fn header_text(v: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
@@ -93,18 +86,11 @@ impl PyWebhookReceiver {
     #[new]
     #[pyo3(signature = (token = None, *, authorization = None, window = 256))]
     fn new(token: Option<String>, authorization: Option<String>, window: i64) -> PyResult<Self> {
-        let token = non_empty(token, "token")?;
-        let authorization = non_empty(authorization, "authorization")?;
         let window = usize::try_from(window)
             .ok()
             .filter(|w| *w >= 1)
             .ok_or_else(|| PyValueError::new_err(format!("window must be at least 1, got {window}")))?;
-        let receiver = match (token, authorization) {
-            (Some(t), Some(a)) => Receiver::with_token(t).and_authorization(a),
-            (Some(t), None) => Receiver::with_token(t),
-            (None, Some(a)) => Receiver::with_authorization(a),
-            (None, None) => return Err(PyValueError::new_err("a webhook receiver needs a token or an authorization value (or both)")),
-        };
+        let receiver = Receiver::with_credentials(token.as_deref(), authorization.as_deref()).map_err(PyValueError::new_err)?;
         Ok(PyWebhookReceiver(Mutex::new(receiver.window(window))))
     }
 

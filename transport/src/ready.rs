@@ -37,11 +37,41 @@ pub struct ReadyOptions {
     pub webhooks: WebhookPolicy,
 }
 
+/// Which card a [`ReadyError::Card`] is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WhichCard {
+    /// The public card.
+    Public,
+    /// The default extended card.
+    Extended,
+    /// The extended card of this principal.
+    ExtendedOf(String),
+}
+
+impl std::fmt::Display for WhichCard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WhichCard::Public => write!(f, "the card"),
+            WhichCard::Extended => write!(f, "the extended card"),
+            WhichCard::ExtendedOf(p) => write!(f, "the extended card of {p:?}"),
+        }
+    }
+}
+
 /// Why a ready server's settings cannot be served.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReadyError {
-    /// A card (or extended card) is not a valid v1.0 Agent Card.
-    Card(String),
+    /// A card, with the server's interfaces filled in, does not read as a v1.0 Agent Card:
+    /// which card, and the decode error (it names the JSON path of the field at fault, so a
+    /// binding can raise its precise validation error).
+    Card {
+        /// The card.
+        card: WhichCard,
+        /// Why it does not read.
+        error: a2a_wire::codec::DecodeError,
+    },
+    /// A card holds a value ProtoJSON cannot write (which card, and why).
+    Encode(String),
     /// The signing key could not sign a card.
     Signature(String),
 }
@@ -49,8 +79,8 @@ pub enum ReadyError {
 impl std::fmt::Display for ReadyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ReadyError::Card(m) => write!(f, "{m}"),
-            ReadyError::Signature(m) => write!(f, "{m}"),
+            ReadyError::Card { card, error } => write!(f, "{card}: {error}"),
+            ReadyError::Encode(m) | ReadyError::Signature(m) => write!(f, "{m}"),
         }
     }
 }
@@ -58,10 +88,10 @@ impl std::fmt::Display for ReadyError {
 impl std::error::Error for ReadyError {}
 
 /// `card` with the standard interfaces when it lists none, checked as the service reads it.
-fn served(card: v1::AgentCard, origin: &str, what: &str) -> Result<v1::AgentCard, ReadyError> {
+fn served(card: v1::AgentCard, origin: &str, which: WhichCard) -> Result<v1::AgentCard, ReadyError> {
     let card = crate::demo::with_standard_interfaces_at(card, origin);
-    let bytes = a2a_wire::codec::json::encode(&card).map_err(|e| ReadyError::Card(format!("{what}: {e}")))?;
-    a2a_wire::codec::json::decode::<v1::AgentCard>(&bytes).map_err(|e| ReadyError::Card(format!("{what}: {e}")))
+    let bytes = a2a_wire::codec::json::encode(&card).map_err(|e| ReadyError::Encode(format!("{which}: {e}")))?;
+    a2a_wire::codec::json::decode::<v1::AgentCard>(&bytes).map_err(|error| ReadyError::Card { card: which, error })
 }
 
 impl ReadyOptions {
@@ -79,11 +109,11 @@ impl ReadyOptions {
         if self.extended_card.is_some() || !self.extended_cards.is_empty() {
             card.capabilities.get_or_insert_with(Default::default).extended_agent_card = Some(true);
         }
-        let card = served(card, &origin, "the card")?;
+        let card = served(card, &origin, WhichCard::Public)?;
         let mut config = ServerConfig::new(card);
-        config.extended_card = self.extended_card.map(|c| served(c, &origin, "the extended card")).transpose()?;
+        config.extended_card = self.extended_card.map(|c| served(c, &origin, WhichCard::Extended)).transpose()?;
         for (principal, c) in self.extended_cards {
-            let c = served(c, &origin, &format!("the extended card of {principal:?}"))?;
+            let c = served(c, &origin, WhichCard::ExtendedOf(principal.clone()))?;
             config.extended_cards.insert(principal, c);
         }
         if let Some(t) = self.bearer_tokens {
@@ -159,8 +189,14 @@ mod tests {
         // A card without its REQUIRED description is refused, and the message says which card.
         let mut options = ReadyOptions::default();
         options.extended_cards.insert("bob".into(), v1::AgentCard { description: String::new(), ..named("x") });
-        let Err(ReadyError::Card(m)) = options.server_config(None, addr()) else { return Err("a bad extended card was served".into()) };
-        assert!(m.contains("\"bob\""), "{m}");
+        let Err(e @ ReadyError::Card { .. }) = options.server_config(None, addr()) else {
+            return Err("a bad extended card was served".into());
+        };
+        assert!(
+            matches!(&e, ReadyError::Card { card: WhichCard::ExtendedOf(p), error } if p == "bob" && error.field() == "description"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("\"bob\""), "{e}");
         let mut policy = WebhookPolicy::default();
         allow_webhooks(&mut policy, &["127.0.0.1", "10.0.0.0/8", "localhost"])?;
         assert_eq!(policy.allow.len(), 3);

@@ -71,6 +71,23 @@ impl Receiver {
         Receiver { token: None, authorization: Some(value.into()), tasks: BTreeMap::new(), window: 256 }
     }
 
+    /// A receiver for the credentials handed to the agent in the push config: its `token`, a
+    /// whole `Authorization` value, or both (each then required). `Err` says what is wrong:
+    /// neither is given, or one is empty (no delivery could be told apart by it).
+    pub fn with_credentials(token: Option<&str>, authorization: Option<&str>) -> Result<Self, String> {
+        for (value, what) in [(token, "token"), (authorization, "authorization")] {
+            if value == Some("") {
+                return Err(format!("the {what} is empty: give the credential the push config carries"));
+            }
+        }
+        match (token, authorization) {
+            (Some(t), Some(a)) => Ok(Receiver::with_token(t).and_authorization(a)),
+            (Some(t), None) => Ok(Receiver::with_token(t)),
+            (None, Some(a)) => Ok(Receiver::with_authorization(a)),
+            (None, None) => Err(String::from("a webhook receiver needs a token or an authorization value (or both)")),
+        }
+    }
+
     /// Also requires this `Authorization` value (a receiver may require both).
     pub fn and_authorization(mut self, value: impl Into<String>) -> Self {
         self.authorization = Some(value.into());
@@ -163,14 +180,15 @@ impl Receiver {
     }
 
     /// Every credential the receiver requires is present and equal, compared in constant time.
+    /// An empty credential matches nothing (an empty header would otherwise pass).
     fn credentials_match(&self, req: &HttpRequest<'_>) -> bool {
         let mut ok = self.token.is_some() || self.authorization.is_some();
         if let Some(token) = &self.token {
             let given = req.header("A2A-Notification-Token").or_else(|| req.header("X-A2A-Notification-Token"));
-            ok &= given.is_some_and(|g| ct_eq(g.as_bytes(), token.as_bytes()));
+            ok &= !token.is_empty() && given.is_some_and(|g| ct_eq(g.as_bytes(), token.as_bytes()));
         }
         if let Some(auth) = &self.authorization {
-            ok &= req.header("Authorization").is_some_and(|g| ct_eq(g.as_bytes(), auth.as_bytes()));
+            ok &= !auth.is_empty() && req.header("Authorization").is_some_and(|g| ct_eq(g.as_bytes(), auth.as_bytes()));
         }
         ok
     }
@@ -317,6 +335,31 @@ mod tests {
         let mut no_auth = good.clone();
         no_auth.headers.retain(|(n, _)| n != "Authorization");
         assert_eq!(deliver(&mut both, &no_auth).1.status, 401, "both required, one given");
+    }
+
+    #[test]
+    fn credentials_must_be_given_and_an_empty_one_matches_nothing() {
+        assert!(Receiver::with_credentials(None, None).is_err());
+        assert!(Receiver::with_credentials(Some(""), Some("Bearer s3cret")).unwrap_err().contains("token is empty"));
+        assert!(Receiver::with_credentials(Some("tok"), Some("")).unwrap_err().contains("authorization is empty"));
+        let good = sent("tok", ProtocolVersion::V1_0, v1::TaskState::Working);
+        for (token, auth, status) in
+            [(Some("tok"), None, 204), (None, Some("Bearer s3cret"), 204), (Some("tok"), Some("Bearer s3cret"), 204)]
+        {
+            let Ok(mut rx) = Receiver::with_credentials(token, auth) else { panic!("{token:?} {auth:?}") };
+            rx.expect_task("t-1");
+            assert_eq!(deliver(&mut rx, &good).1.status, status, "{token:?} {auth:?}");
+        }
+        // Built without the check, an empty token still lets no empty header through.
+        let mut rx = Receiver::with_token("");
+        rx.expect_task("t-1");
+        let mut empty = good.clone();
+        for (n, v) in empty.headers.iter_mut() {
+            if n.ends_with("Notification-Token") {
+                v.clear();
+            }
+        }
+        assert_eq!(deliver(&mut rx, &empty).1.status, 401);
     }
 
     #[test]
