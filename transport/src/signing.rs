@@ -2,7 +2,7 @@
 //! else): ES256 (P-256) and EdDSA (Ed25519) with ring, from JWKs (RFC 7517) or PKCS#8 PEM.
 //!
 //! - [`SigningKey`]: a private key that signs a card ([`SigningKey::sign_card`]); a server
-//!   publishes the signed card ([`crate::ServerConfig::sign_card`]).
+//!   publishes the signed cards ([`crate::ServerConfig::sign_cards`]).
 //! - [`CardKeySet`]: the public keys a client trusts, by `kid` (a JWKS document); a client
 //!   with [`crate::ClientOptions::card_keys`] checks the card it fetches, and with
 //!   `require_signed_card` refuses one that is not signed by them.
