@@ -46,6 +46,7 @@ pub mod codec;
 pub mod engine;
 pub mod error;
 pub mod http;
+pub mod http1;
 pub mod jcs;
 pub mod log;
 pub mod op;

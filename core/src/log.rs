@@ -15,16 +15,29 @@ pub enum Level {
     Warn = 2,
     /// Normal operation worth a line.
     Info = 3,
+    /// Detail for finding a fault, such as a request refused for its framing (one line per
+    /// refused connection: a scanner must not fill a log kept at `Info`). Hosts drop it
+    /// unless asked for it.
+    Debug = 4,
 }
 
 impl Level {
-    /// The lowercase name (`error`, `warn`, `info`).
+    /// The lowercase name (`error`, `warn`, `info`, `debug`).
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Error => "error",
             Level::Warn => "warn",
             Level::Info => "info",
+            Level::Debug => "debug",
         }
+    }
+
+    /// The level named `name` (case-insensitive; `warning` is `warn`).
+    pub fn from_name(name: &str) -> Option<Level> {
+        [Level::Error, Level::Warn, Level::Info, Level::Debug]
+            .into_iter()
+            .find(|l| l.as_str().eq_ignore_ascii_case(name))
+            .or_else(|| name.eq_ignore_ascii_case("warning").then_some(Level::Warn))
     }
 }
 

@@ -56,6 +56,17 @@ struct Route {
     versions: Vec<ProtocolVersion>,
 }
 
+impl Route {
+    /// `path` relative to this route's path, when it is at or under it.
+    fn relative<'p>(&self, path: &'p str) -> Option<&'p str> {
+        if self.path == "/" {
+            Some(path)
+        } else {
+            path.strip_prefix(self.path.as_str()).filter(|r| r.is_empty() || r.starts_with('/'))
+        }
+    }
+}
+
 /// Why an endpoint could not be built from a card.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError(pub String);
@@ -132,6 +143,66 @@ impl Call {
             version: self.version,
             last_event_id: self.last_event_id.clone(),
         }
+    }
+}
+
+impl Call {
+    /// A call known from a request head only: its operation is a placeholder.
+    fn placeholder(
+        version: ProtocolVersion,
+        binding: Binding,
+        extensions: Vec<String>,
+        auth_headers: Vec<(String, String)>,
+        plain_json: bool,
+    ) -> Call {
+        Call {
+            operation: Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default()),
+            version,
+            binding,
+            extensions,
+            auth_headers,
+            jsonrpc_id: Value::Null,
+            last_event_id: None,
+            plain_json,
+        }
+    }
+}
+
+/// What a request's head told [`Endpoint::check_head`]: enough to judge its credentials
+/// and to answer it in its binding's and version's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadCall {
+    call: Call,
+    method: Option<Method>,
+    tenant: String,
+}
+
+impl HeadCall {
+    /// The operation, when the head names it (HTTP+JSON routes); `None` for JSON-RPC, whose
+    /// method is in the body.
+    pub fn method(&self) -> Option<Method> {
+        self.method
+    }
+    /// The tenant the route names ("" = none).
+    pub fn tenant(&self) -> &str {
+        &self.tenant
+    }
+    /// The binding.
+    pub fn binding(&self) -> &Binding {
+        &self.call.binding
+    }
+    /// The protocol version the request would be served with.
+    pub fn version(&self) -> ProtocolVersion {
+        self.call.version
+    }
+    /// The credentials the head carries (see [`Call::auth_headers`]).
+    pub fn auth_headers(&self) -> &[(String, String)] {
+        &self.call.auth_headers
+    }
+    /// A call to answer an error with ([`Endpoint::respond`]); its operation is a
+    /// placeholder.
+    pub fn call(&self) -> &Call {
+        &self.call
     }
 }
 
@@ -229,11 +300,7 @@ impl Endpoint {
             return true;
         }
         self.routes.iter().any(|route| {
-            let rel = if route.path == "/" {
-                Some(path)
-            } else {
-                path.strip_prefix(route.path.as_str()).filter(|r| r.is_empty() || r.starts_with('/'))
-            };
+            let rel = route.relative(path);
             match (rel, &route.binding) {
                 (Some(rel), Binding::JsonRpc) => rel.is_empty() || rel == "/",
                 (Some(_), _) => true,
@@ -263,11 +330,7 @@ impl Endpoint {
         }
         let path = req.path();
         for route in &self.routes {
-            let rel = if route.path == "/" {
-                Some(path)
-            } else {
-                path.strip_prefix(route.path.as_str()).filter(|r| r.is_empty() || r.starts_with('/'))
-            };
+            let rel = route.relative(path);
             let Some(rel) = rel else { continue };
             return match route.binding {
                 Binding::JsonRpc => {
@@ -327,7 +390,16 @@ impl Endpoint {
         version::negotiate(version::requested(raw), served)
     }
 
-    fn decode_jsonrpc(&self, req: &HttpRequest<'_>, route: &Route, ctype: &str) -> Result<Call, HttpResponse> {
+    /// The checks of a JSON-RPC request that its head decides: the HTTP method, the content
+    /// type, the size, the version and the extensions. Errors answer the id of `req.body`
+    /// when it has one (null for a head alone).
+    fn jsonrpc_head(
+        &self,
+        req: &HttpRequest<'_>,
+        route: &Route,
+        ctype: &str,
+        body_len: usize,
+    ) -> Result<(ProtocolVersion, Vec<String>, Vec<(String, String)>), HttpResponse> {
         let fail = |id: &Value, e: &A2aError| {
             let mut body = Vec::new();
             jsonrpc::encode_error(id, e, &mut body);
@@ -347,17 +419,26 @@ impl Endpoint {
                 ),
             ));
         }
-        if req.body.len() > self.limits.max_body {
-            return Err(fail(&Value::Null, &too_large(req.body.len(), self.limits.max_body)));
+        if body_len > self.limits.max_body {
+            return Err(fail(&Value::Null, &too_large(body_len, self.limits.max_body)));
         }
         let version = self.negotiate(req, &route.versions).map_err(|e| fail(&jsonrpc::peek_id(req.body), &e))?;
         // From here on, errors use the negotiated version's codes.
+        let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| {
+            let mut body = Vec::new();
+            jsonrpc::encode_error_for(&jsonrpc::peek_id(req.body), version, &e, &mut body);
+            json_response(200, jsonrpc::CONTENT_TYPE, body)
+        })?;
+        Ok((version, extensions, auth_headers))
+    }
+
+    fn decode_jsonrpc(&self, req: &HttpRequest<'_>, route: &Route, ctype: &str) -> Result<Call, HttpResponse> {
+        let (version, extensions, auth_headers) = self.jsonrpc_head(req, route, ctype, req.body.len())?;
         let fail = |id: &Value, e: &A2aError| {
             let mut body = Vec::new();
             jsonrpc::encode_error_for(id, version, e, &mut body);
             json_response(200, jsonrpc::CONTENT_TYPE, body)
         };
-        let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&jsonrpc::peek_id(req.body), &e))?;
         let decoded = jsonrpc::decode_request(req.body, version).map_err(|(id, e)| fail(&id, &e))?;
         self.capabilities(decoded.operation.method()).map_err(|e| fail(&decoded.id, &e))?;
         Ok(Call {
@@ -375,34 +456,10 @@ impl Endpoint {
     fn decode_rest(&self, req: &HttpRequest<'_>, route: &Route, rel: &str, ctype: &str) -> Result<Call, HttpResponse> {
         let plain_json = answers_plain_json(req.header("accept"), ctype);
         let fail = |e: &A2aError| rest_error(e, plain_json, false);
-        // HEAD is GET without the body (RFC 9110 §9.3.2): the host sends the head only.
-        let verb = if req.method.eq_ignore_ascii_case("HEAD") { "GET" } else { req.method };
         // Some clients send the JSON `null` for "no body" (a2a-go's CancelTask): it is read as
         // an empty body, as the official Python SDK's server reads it.
         let body = if req.body.trim_ascii() == b"null" { &b""[..] } else { req.body };
-        // The routes depend on the version (v0.3 lives under /v1 with the v0.3 proto's JSON);
-        // a path that is no route of either version is a 404 whatever the version header says.
-        let negotiated = self.negotiate(req, &route.versions);
-        let found = match &negotiated {
-            Ok(v) if v.is_legacy() => rest::match_route_v03(verb, rel),
-            Ok(_) => rest::match_route(verb, rel),
-            Err(e) => {
-                let any = [rest::match_route(verb, rel), rest::match_route_v03(verb, rel)];
-                if any.iter().all(|m| *m == rest::RouteMatch::NotFound) {
-                    return Err(plain_404());
-                }
-                return Err(fail(e));
-            }
-        };
-        let (method, params, tenant) = match found {
-            rest::RouteMatch::Found { method, params, tenant } => (method, params, tenant),
-            rest::RouteMatch::MethodNotAllowed { allow } => {
-                let mut r = HttpResponse { status: 405, ..Default::default() };
-                r.headers.push(header_list("allow", &allow.join(", ")));
-                return Err(r);
-            }
-            rest::RouteMatch::NotFound => return Err(plain_404()),
-        };
+        let (version, method, params, tenant) = self.rest_route(req, route, rel, plain_json)?;
         let has_body = !body.iter().all(u8::is_ascii_whitespace);
         if has_body && !ctype.is_empty() && ctype != "application/json" && ctype != "application/a2a+json" {
             return Err(fail(&A2aError::with_message(
@@ -413,7 +470,7 @@ impl Endpoint {
         if req.body.len() > self.limits.max_body {
             return Err(fail(&too_large(req.body.len(), self.limits.max_body)));
         }
-        let version = negotiated.map_err(|e| fail(&e))?;
+        let version = version.map_err(|e| fail(&e))?;
         // From here on, errors take the negotiated version's shape.
         let fail = |e: &A2aError| rest_error(e, plain_json, version.is_legacy());
         let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&e))?;
@@ -434,6 +491,91 @@ impl Endpoint {
             last_event_id: None,
             plain_json,
         })
+    }
+
+    /// The route of an HTTP+JSON request: the version negotiated (or why not), the
+    /// operation, its path parameters and the tenant; 404 for a path that is no route of
+    /// either version, whatever the version header says, and 405 for a verb the path lacks.
+    #[allow(clippy::type_complexity)]
+    fn rest_route(
+        &self,
+        req: &HttpRequest<'_>,
+        route: &Route,
+        rel: &str,
+        plain_json: bool,
+    ) -> Result<(Result<ProtocolVersion, A2aError>, Method, rest::PathParams, String), HttpResponse> {
+        // HEAD is GET without the body (RFC 9110 §9.3.2): the host sends the head only.
+        let verb = if req.method.eq_ignore_ascii_case("HEAD") { "GET" } else { req.method };
+        // The routes depend on the version (v0.3 lives under /v1 with the v0.3 proto's JSON).
+        let negotiated = self.negotiate(req, &route.versions);
+        let found = match &negotiated {
+            Ok(v) if v.is_legacy() => rest::match_route_v03(verb, rel),
+            Ok(_) => rest::match_route(verb, rel),
+            Err(e) => {
+                let any = [rest::match_route(verb, rel), rest::match_route_v03(verb, rel)];
+                if any.iter().all(|m| *m == rest::RouteMatch::NotFound) {
+                    return Err(plain_404());
+                }
+                return Err(rest_error(e, plain_json, false));
+            }
+        };
+        match found {
+            rest::RouteMatch::Found { method, params, tenant } => Ok((negotiated, method, params, tenant)),
+            rest::RouteMatch::MethodNotAllowed { allow } => {
+                let mut r = HttpResponse { status: 405, ..Default::default() };
+                r.headers.push(header_list("allow", &allow.join(", ")));
+                Err(r)
+            }
+            rest::RouteMatch::NotFound => Err(plain_404()),
+        }
+    }
+
+    /// What the head of a request alone decides, before its body is read: for a client that
+    /// sent `Expect: 100-continue` (RFC 9110 §10.1.1), which waits for the server's word
+    /// before it sends a body that may be large. `body_len` is the declared length (`None`
+    /// for a chunked body, whose size is checked as it arrives).
+    ///
+    /// `Err` is the final answer, the one [`Endpoint::decode`] would give the whole request:
+    /// an unknown route (404) or verb (405), a body over the limit, an unsupported version or
+    /// a missing required extension; for HTTP+JSON also a capability the card lacks. Only
+    /// checks whose outcome cannot depend on the body are made, so a request the head lets
+    /// through may still be refused once its body is read (a JSON-RPC content type, the
+    /// operation and its parameters are in the body). `Ok(None)`: nothing to check from the
+    /// head (the card, gRPC).
+    pub fn check_head(&self, req: &HttpRequest<'_>, body_len: Option<usize>) -> Result<Option<HeadCall>, HttpResponse> {
+        let ctype = req.header("content-type").map(media_type).unwrap_or_default();
+        if ctype.starts_with("application/grpc") && !self.grpc_versions.is_empty() {
+            return Ok(None);
+        }
+        let path = req.path();
+        for route in &self.routes {
+            let Some(rel) = route.relative(path) else { continue };
+            return match route.binding {
+                Binding::JsonRpc => {
+                    if !rel.is_empty() && rel != "/" {
+                        continue;
+                    }
+                    let (version, extensions, auth_headers) = self.jsonrpc_head(req, route, &ctype, body_len.unwrap_or(0))?;
+                    let call = Call::placeholder(version, Binding::JsonRpc, extensions, auth_headers, false);
+                    Ok(Some(HeadCall { call, method: None, tenant: String::new() }))
+                }
+                _ => {
+                    let plain_json = answers_plain_json(req.header("accept"), &ctype);
+                    let (version, method, _, tenant) = self.rest_route(req, route, rel, plain_json)?;
+                    let fail = |e: &A2aError, legacy: bool| rest_error(e, plain_json, legacy);
+                    if let Some(len) = body_len.filter(|l| *l > self.limits.max_body) {
+                        return Err(fail(&too_large(len, self.limits.max_body), false));
+                    }
+                    let version = version.map_err(|e| fail(&e, false))?;
+                    let legacy = version.is_legacy();
+                    let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&e, legacy))?;
+                    self.capabilities(method).map_err(|e| fail(&e, legacy))?;
+                    let call = Call::placeholder(version, Binding::HttpJson, extensions, auth_headers, plain_json);
+                    Ok(Some(HeadCall { call, method: Some(method), tenant }))
+                }
+            };
+        }
+        Err(plain_404())
     }
 
     fn decode_grpc(&self, req: &HttpRequest<'_>, ctype: &str) -> Result<Call, HttpResponse> {

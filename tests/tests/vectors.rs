@@ -466,6 +466,22 @@ fn run_jcs(v: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// HTTP/1.1 framing vectors (`http1/`): the sans-IO request reader's verdict on each case's
+/// bytes (the live servers get the same cases in `cli/tests/framing.rs` and the bindings'
+/// tests).
+fn run_http1_framing() -> Result<(), String> {
+    let cases = a2a_wire_tests::framing::cases();
+    if cases.len() < 40 {
+        return Err(format!("only {} framing cases", cases.len()));
+    }
+    let failed: Vec<String> = cases.iter().filter_map(|c| a2a_wire_tests::framing::run_reader(c).err()).collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(failed.join("; "))
+    }
+}
+
 /// Agent Card signature vectors (`signing/`): each card's payload in both forms, and one
 /// deterministic EdDSA signature made by the official Python SDK, which ours must equal and
 /// verify.
@@ -527,6 +543,7 @@ fn every_vector_gives_its_stated_result() {
             (_, Some("http-request")) => run_http(&v),
             (_, Some("jcs")) => run_jcs(&v),
             (_, Some("card_signing")) => run_card_signing(&v),
+            (_, Some("http1-framing")) => run_http1_framing(),
             (Some("1.0"), _) => run_v1(&v),
             (Some("0.3"), _) => run_v03(&v),
             (other, _) => Err(format!("unknown version {other:?}")),

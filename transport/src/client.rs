@@ -154,7 +154,7 @@ pub async fn fetch_card_checked(url: &str, options: &ClientOptions) -> Result<(C
         let headers = vec![(String::from("accept"), String::from("application/json")), (String::from("connection"), String::from("close"))];
         http1::write_request(&mut conn.stream, "GET", &u.target, &u.host, &headers, b"").await?;
         let head = conn.buf.read_response_head(&mut conn.stream, &limits).await?;
-        let framing = http1::response_framing(head.status, &head.headers, false)?;
+        let framing = http1::response_framing(&head, false)?;
         let body = conn.buf.read_response_body(&mut conn.stream, framing, options.answer.max_body).await?;
         if head.status != 200 {
             return Err(Error::Card(format!(
@@ -332,7 +332,7 @@ impl Client {
                     return Err(e.into());
                 }
             };
-            let framing = match http1::response_framing(head.status, &head.headers, req.method == "HEAD") {
+            let framing = match http1::response_framing(&head, req.method == "HEAD") {
                 Ok(f) => f,
                 Err(e) => {
                     self.conn = None;
@@ -346,8 +346,7 @@ impl Client {
                     return Err(e.into());
                 }
             };
-            let close = framing == Framing::UntilClose
-                || head.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close"));
+            let close = framing == Framing::UntilClose || !head.keep_alive();
             if close {
                 self.conn = None;
             }
@@ -585,7 +584,7 @@ impl EventStream {
         let mut conn = dial(&u, &self.options).await?;
         http1::write_request(&mut conn.stream, req.method, &u.target, &u.host, &req.headers, &req.body).await?;
         let head = conn.buf.read_response_head(&mut conn.stream, &self.options.http_limits()).await?;
-        let framing = http1::response_framing(head.status, &head.headers, false)?;
+        let framing = http1::response_framing(&head, false)?;
         self.x.handle_head(head.status, &head.headers);
         let remaining = if let Framing::Length(n) = framing { n } else { 0 };
         if framing == Framing::Length(0) {

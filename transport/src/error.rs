@@ -65,7 +65,14 @@ impl From<ReadError> for Error {
             ReadError::HeadTooLarge => String::from("response head over the limit"),
             ReadError::BodyTooLarge => String::from("response body over the limit"),
             ReadError::Timeout => String::from("timed out"),
+            ReadError::Refused(r) => format!("malformed HTTP: {r}"),
         })
+    }
+}
+
+impl From<a2a_wire::http1::FramingError> for Error {
+    fn from(e: a2a_wire::http1::FramingError) -> Self {
+        ReadError::from(e).into()
     }
 }
 

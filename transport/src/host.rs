@@ -22,7 +22,7 @@ use a2a_wire::error::{A2aError, ErrorKind};
 use a2a_wire::http::{HttpRequest, HttpResponse};
 use a2a_wire::log::{Level, SharedLog};
 use a2a_wire::proto::google::protobuf::Timestamp;
-use a2a_wire::service::{AuthRequest, Output, Service};
+use a2a_wire::service::{AuthRequest, HeadCheck, Output, Service};
 use a2a_wire::webhook::{DeliveryId, Outcome};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -77,8 +77,29 @@ pub enum CallEvent {
     End(Vec<u8>, Vec<(String, String)>),
 }
 
+/// The service's word on a request head whose client waits for `100 Continue`
+/// ([`HostHandle::check_head`]).
+#[derive(Debug)]
+pub enum HeadVerdict {
+    /// Read the body (send `100 Continue` first); the credentials' verdict, when the head
+    /// was judged, goes with the request ([`HostHandle::call_prejudged`]).
+    Continue(Option<Prejudged>),
+    /// Send this answer without reading the body, then close.
+    Answer(HttpResponse),
+}
+
+/// The verdict of the authentication hook on a request's head, kept for the call its body
+/// completes, so that the hook judges one request once.
+#[derive(Clone, Debug)]
+pub struct Prejudged {
+    method: a2a_wire::op::Method,
+    tenant: String,
+    principal: Option<String>,
+}
+
 pub(crate) enum Command {
-    Request(OwnedRequest, async_channel::Sender<CallEvent>, Arc<AtomicU64>),
+    Request(OwnedRequest, async_channel::Sender<CallEvent>, Arc<AtomicU64>, Option<Prejudged>),
+    CheckHead(OwnedRequest, Option<usize>, async_channel::Sender<HeadVerdict>),
     Gone(CallId),
     Webhook(DeliveryId, Outcome),
     Shutdown,
@@ -110,6 +131,7 @@ impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Command::Request(r, ..) => write!(f, "Request({} {})", r.method, r.target),
+            Command::CheckHead(r, ..) => write!(f, "CheckHead({} {})", r.method, r.target),
             Command::Gone(c) => write!(f, "Gone({c:?})"),
             Command::Webhook(d, o) => write!(f, "Webhook({d:?}, {o:?})"),
             Command::Shutdown => f.write_str("Shutdown"),
@@ -121,13 +143,30 @@ impl HostHandle {
     /// Hands a request to the service; its answer arrives on the returned handle's channel.
     /// `None` when the host has stopped.
     pub async fn call(&self, req: OwnedRequest) -> Option<CallHandle> {
+        self.call_prejudged(req, None).await
+    }
+
+    /// [`HostHandle::call`] for a request whose head the hook already judged
+    /// ([`HeadVerdict::Continue`]): the verdict stands for the call when it names the same
+    /// operation and tenant.
+    pub async fn call_prejudged(&self, req: OwnedRequest, prejudged: Option<Prejudged>) -> Option<CallHandle> {
         // The host bounds what waits on this channel itself (it cuts a stream off at
         // `stream_queue` frames), so that the end always fits; an unbounded channel allocates
         // as it fills, where a bounded one would allocate all its slots for every call.
         let (tx, rx) = async_channel::unbounded();
         let id = Arc::new(AtomicU64::new(0));
-        self.cmds.send(Command::Request(req, tx, id.clone())).await.ok()?;
+        self.cmds.send(Command::Request(req, tx, id.clone(), prejudged)).await.ok()?;
         Some(CallHandle { events: rx, id })
+    }
+
+    /// Asks the service about a request head before its body is read
+    /// ([`a2a_wire::service::Service::check_head`]; `req` has no body, `body_len` is the
+    /// declared length, `None` when chunked), the authentication hook judging the
+    /// credentials where the head names the operation. `None` when the host has stopped.
+    pub async fn check_head(&self, req: OwnedRequest, body_len: Option<usize>) -> Option<HeadVerdict> {
+        let (tx, rx) = async_channel::bounded(1);
+        self.cmds.send(Command::CheckHead(req, body_len, tx)).await.ok()?;
+        rx.recv().await.ok()
     }
 
     /// The caller of `call` went away.
@@ -169,6 +208,8 @@ struct Host<S: TaskStore> {
     config: HostConfig,
     handle: HostHandle,
     replies: HashMap<CallId, async_channel::Sender<CallEvent>>,
+    /// Verdicts of the hook on the heads of calls waiting for their [`Output::Authenticate`].
+    prejudged: HashMap<CallId, Prejudged>,
     cancels: HashMap<RunId, CancelToken>,
     /// Spawned agent futures (dropped, hence stopped, at shutdown).
     run_tasks: HashMap<RunId, smol::Task<()>>,
@@ -194,6 +235,7 @@ pub(crate) fn spawn<S: TaskStore + Send + 'static>(
         config,
         handle: handle.clone(),
         replies: HashMap::new(),
+        prejudged: HashMap::new(),
         cancels: HashMap::new(),
         run_tasks: HashMap::new(),
         run_queue,
@@ -271,7 +313,7 @@ impl<S: TaskStore> Host<S> {
 
     fn command(&mut self, c: Command) {
         match c {
-            Command::Request(req, reply, id) => {
+            Command::Request(req, reply, id, prejudged) => {
                 let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
                 let http = HttpRequest { method: &req.method, target: &req.target, headers: &headers, body: &req.body };
                 let call = self.service.handle_request(&http, now());
@@ -281,7 +323,30 @@ impl<S: TaskStore> Host<S> {
                     self.service.handle_caller_gone(call);
                 } else {
                     self.replies.insert(call, reply);
+                    if let Some(p) = prejudged {
+                        self.prejudged.insert(call, p);
+                    }
                 }
+            }
+            Command::CheckHead(req, body_len, reply) => {
+                let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                let http = HttpRequest { method: &req.method, target: &req.target, headers: &headers, body: &[] };
+                let verdict = match self.service.check_head(&http, body_len) {
+                    HeadCheck::Continue => HeadVerdict::Continue(None),
+                    HeadCheck::Answer(response) => HeadVerdict::Answer(response),
+                    HeadCheck::Authenticate(head) => {
+                        let request = head.request();
+                        match self.judge(request) {
+                            Ok(principal) => {
+                                HeadVerdict::Continue(Some(Prejudged { method: request.method, tenant: request.tenant.clone(), principal }))
+                            }
+                            Err(e) => HeadVerdict::Answer(self.service.refuse_head(&head, e)),
+                        }
+                    }
+                    // A kind of check this host does not know: read the body, as without one.
+                    _ => HeadVerdict::Continue(None),
+                };
+                let _ = reply.try_send(verdict);
             }
             Command::Gone(call) => {
                 self.replies.remove(&call);
@@ -321,6 +386,9 @@ impl<S: TaskStore> Host<S> {
         while let Some(out) = self.service.poll_output() {
             match out {
                 Output::Answer { call, response } => {
+                    if !self.prejudged.is_empty() {
+                        self.prejudged.remove(&call);
+                    }
                     if let Some(r) = self.replies.remove(&call) {
                         let _ = r.try_send(CallEvent::Answer(response));
                     }
@@ -342,12 +410,9 @@ impl<S: TaskStore> Host<S> {
                     }
                 }
                 Output::Authenticate(req) => {
-                    let verdict = match &self.config.authenticate {
-                        Some(hook) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook(&req))).unwrap_or_else(|_| {
-                            self.config.log.log(Level::Error, "the authentication hook panicked");
-                            Err(A2aError::with_message(ErrorKind::Internal, "authentication failed"))
-                        }),
-                        None => Ok(None),
+                    let verdict = match self.prejudged.remove(&req.call) {
+                        Some(p) if p.method == req.method && p.tenant == req.tenant => Ok(p.principal),
+                        _ => self.judge(&req),
                     };
                     self.service.handle_authenticated(req.call, verdict, now());
                 }
@@ -376,6 +441,17 @@ impl<S: TaskStore> Host<S> {
                 }
                 other => self.config.log.log(Level::Error, &format!("an output this host cannot carry out: {other:?}")),
             }
+        }
+    }
+
+    /// The authentication hook's verdict (anonymous without a hook; a panic is a refusal).
+    fn judge(&self, req: &AuthRequest) -> Result<Option<String>, A2aError> {
+        match &self.config.authenticate {
+            Some(hook) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook(req))).unwrap_or_else(|_| {
+                self.config.log.log(Level::Error, "the authentication hook panicked");
+                Err(A2aError::with_message(ErrorKind::Internal, "authentication failed"))
+            }),
+            None => Ok(None),
         }
     }
 

@@ -10,8 +10,8 @@
 //! ([`ShutdownHandle::live_tasks`] counts them).
 
 use crate::agent::{Agent, AgentExecutor};
-use crate::host::{AgentKind, AuthHook, CallEvent, CallHandle, HostConfig, HostHandle, OwnedRequest};
-use crate::http1::{self, Buffer, Limits, ReadError};
+use crate::host::{AgentKind, AuthHook, CallEvent, CallHandle, HeadVerdict, HostConfig, HostHandle, OwnedRequest, Prejudged};
+use crate::http1::{self, Buffer, Limits, ReadError, Refusal, RequestReader};
 use crate::io::Stream;
 use crate::io::{Rewind, TaskCount};
 use a2a_wire::engine::{MemoryStore, TaskStore};
@@ -25,9 +25,16 @@ use std::sync::Arc;
 
 pub use crate::io::now;
 
-/// A log that writes each line to stderr (the default).
+/// A log that writes each line to stderr (the default), up to the level the environment
+/// variable `A2A_WIRE_LOG` names: `error`, `warn`, `info` (the default) or `debug` (which adds
+/// a line per request refused for its framing).
 pub fn stderr_log() -> SharedLog {
-    Arc::new(|level: Level, message: &str| eprintln!("a2a-wire: {}: {message}", level.as_str()))
+    let max = std::env::var("A2A_WIRE_LOG").ok().and_then(|v| Level::from_name(v.trim())).unwrap_or(Level::Info);
+    Arc::new(move |level: Level, message: &str| {
+        if level <= max {
+            eprintln!("a2a-wire: {}: {message}", level.as_str())
+        }
+    })
 }
 
 /// Server settings.
@@ -313,14 +320,81 @@ async fn handshake(shared: &Shared, stream: TcpStream) -> Option<Stream> {
 }
 
 /// Waits for the next request head, or for the shutdown (`None`).
-async fn next_head(shared: &Shared, buf: &mut Buffer, stream: &mut Stream) -> Option<Result<http1::RequestHead, ReadError>> {
+async fn next_head(
+    shared: &Shared,
+    buf: &mut Buffer,
+    reader: &mut RequestReader,
+    stream: &mut Stream,
+) -> Option<Result<http1::RequestHead, ReadError>> {
     use smol::future::FutureExt;
-    async { Some(buf.read_request_head(stream, &shared.limits).await) }
+    async { Some(buf.read_request_head(stream, reader, &shared.limits).await) }
         .or(async {
             let _ = shared.stop.recv().await;
             None
         })
         .await
+}
+
+/// How long a refused connection is drained before it closes, and how much of it at most.
+const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+const LINGER_BYTES: usize = 256 * 1024;
+
+/// Answers a request the framing refused (a short text body, `Connection: close`), logged
+/// at debug level only; then closes the connection the way RFC 9112 §9.6 asks: the sending
+/// side first, then what the client still sends is read and dropped for a moment, so that
+/// the answer is not lost to a reset from closing on unread bytes.
+async fn refuse(shared: &Shared, stream: &mut Stream, refusal: Refusal) {
+    shared.log.log(Level::Debug, &format!("refused an HTTP/1.1 request: {refusal}"));
+    let headers = [(String::from("content-type"), String::from("text/plain; charset=utf-8"))];
+    if http1::write_response(stream, refusal.status, &headers, refusal.reason.as_bytes(), true).await.is_ok() {
+        linger(stream).await;
+    }
+}
+
+async fn linger(stream: &mut Stream) {
+    use smol::io::{AsyncReadExt, AsyncWriteExt};
+    let _ = stream.close().await;
+    let mut sink = vec![0u8; 4096];
+    let drain = async {
+        let mut total = 0;
+        while total < LINGER_BYTES {
+            match stream.read(&mut sink).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => total += n,
+            }
+        }
+    };
+    let _ = crate::io::timeout(LINGER, drain).await;
+}
+
+/// The service's word on a head whose client waits for `100 Continue`; `None` when the
+/// connection must close (the answer was written, or the server stopped).
+async fn answer_expectation(shared: &Shared, stream: &mut Stream, head: &http1::RequestHead) -> Option<Option<Prejudged>> {
+    let probe = OwnedRequest { method: head.method.clone(), target: head.target.clone(), headers: head.headers.clone(), body: Vec::new() };
+    let declared = match head.body {
+        http1::BodyLength::Length(n) => Some(n),
+        http1::BodyLength::Chunked => None,
+    };
+    let head_only = head.method.eq_ignore_ascii_case("HEAD");
+    match shared.host.check_head(probe, declared).await {
+        Some(HeadVerdict::Continue(prejudged)) => {
+            use smol::io::AsyncWriteExt;
+            let written = stream.write_all(http1::CONTINUE).await.is_ok() && stream.flush().await.is_ok();
+            written.then_some(prejudged)
+        }
+        Some(HeadVerdict::Answer(resp)) => {
+            // The body is never read: the connection closes after the answer (lingering, for
+            // a client that stopped waiting and sends its body anyway).
+            if http1::write_response_to(stream, resp.status, &resp.headers, &resp.body, true, head_only).await.is_ok() {
+                linger(stream).await;
+            }
+            None
+        }
+        None => {
+            let _ = http1::write_response(stream, 503, &[], b"server stopped", true).await;
+            None
+        }
+    }
 }
 
 async fn serve_connection(shared: &Arc<Shared>, mut stream: Stream) {
@@ -360,43 +434,49 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: Stream) {
         }
         Err(_) => return,
     }
+    let mut reader = RequestReader::new(shared.limits.framing());
     loop {
         if shared.shutting_down.load(Ordering::Acquire) {
             return;
         }
-        let head = match next_head(shared, &mut buf, &mut stream).await {
+        let head = match next_head(shared, &mut buf, &mut reader, &mut stream).await {
             None => return,
             Some(Ok(h)) => h,
-            Some(Err(ReadError::HeadTooLarge)) => {
-                let _ = http1::write_response(&mut stream, 431, &[], b"request head too large", true).await;
-                return;
-            }
+            Some(Err(ReadError::Refused(refusal))) => return refuse(shared, &mut stream, refusal).await,
             Some(Err(ReadError::Timeout)) => {
                 let _ = http1::write_response(&mut stream, 408, &[], b"request timeout", true).await;
                 return;
             }
-            Some(Err(ReadError::Malformed(m))) => {
-                let _ = http1::write_response(&mut stream, 400, &[], m.as_bytes(), true).await;
-                return;
-            }
             Some(Err(_)) => return,
         };
-        let body = match buf.read_body(&mut stream, &head.headers, &shared.limits, false).await {
-            Ok(b) => b,
-            Err(ReadError::BodyTooLarge) => {
-                let _ = http1::write_response(&mut stream, 413, &[], b"request body too large", true).await;
-                return;
+        // A client waiting for 100 Continue hears the service's word on the head first
+        // (RFC 9110 §10.1.1); one that sent its body already does not wait.
+        let mut prejudged = None;
+        if head.expect_continue && buf.is_empty() {
+            match answer_expectation(shared, &mut stream, &head).await {
+                Some(p) => prejudged = p,
+                None => return,
             }
-            Err(_) => {
-                let _ = http1::write_response(&mut stream, 400, &[], b"bad request body", true).await;
-                return;
-            }
+        }
+        let capacity = match head.body {
+            // Grown as the bytes come, beyond what a head alone may make the server reserve.
+            http1::BodyLength::Length(n) => n.min(64 * 1024),
+            http1::BodyLength::Chunked => 0,
         };
-        let close =
-            head.headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("connection") && v.eq_ignore_ascii_case("close")) || !head.http11;
+        let mut body = Vec::with_capacity(capacity);
+        match buf.read_request_body(&mut stream, &mut reader, &shared.limits, &mut body).await {
+            Ok(()) => {}
+            Err(ReadError::Refused(refusal)) => return refuse(shared, &mut stream, refusal).await,
+            Err(ReadError::Timeout) => {
+                let _ = http1::write_response(&mut stream, 408, &[], b"request timeout", true).await;
+                return;
+            }
+            Err(_) => return,
+        }
+        let close = !head.keep_alive;
         let head_only = head.method.eq_ignore_ascii_case("HEAD");
         let req = OwnedRequest { method: head.method, target: head.target, headers: head.headers, body };
-        let ok = serve_request(shared, &mut stream, &mut buf, req, close, head_only).await;
+        let ok = serve_request(shared, &mut stream, &mut buf, req, prejudged, close, head_only).await;
         if !ok || close {
             return;
         }
@@ -409,11 +489,12 @@ async fn serve_request(
     stream: &mut Stream,
     buf: &mut Buffer,
     req: OwnedRequest,
+    prejudged: Option<Prejudged>,
     close: bool,
     head_only: bool,
 ) -> bool {
     use smol::io::AsyncWriteExt;
-    let Some(handle) = shared.host.call(req).await else {
+    let Some(handle) = shared.host.call_prejudged(req, prejudged).await else {
         let _ = http1::write_response(stream, 503, &[], b"server stopped", true).await;
         return false;
     };

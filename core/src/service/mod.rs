@@ -33,7 +33,10 @@
 //!
 //! With authentication on, an [`Output::Authenticate`] comes first; the host judges the
 //! credentials (the service never sees a secret's meaning) and answers with
-//! [`Service::handle_authenticated`]. Besides calls, outputs ask the host to start or cancel
+//! [`Service::handle_authenticated`].
+//!
+//! A host that reads HTTP/1.1 itself can ask about a request's head before it reads the body
+//! ([`Service::check_head`]): what a client sending `Expect: 100-continue` waits for. Besides calls, outputs ask the host to start or cancel
 //! an agent run ([`Output::StartRun`], [`Output::CancelRun`]) and to attempt a webhook
 //! delivery ([`Output::SendWebhook`]).
 //!
@@ -151,6 +154,35 @@ pub struct AuthRequest {
     /// The request's credentials: `Authorization`, `Cookie`, and the headers of the card's
     /// API-key schemes (gRPC metadata keys are lowercase).
     pub headers: Vec<(String, String)>,
+}
+
+/// What a request's head alone decides ([`Service::check_head`]).
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum HeadCheck {
+    /// Read the body (after `HTTP/1.1 100 Continue`, for a client that waits for it).
+    Continue,
+    /// Send this answer at once, without reading the body, and close the connection.
+    Answer(HttpResponse),
+    /// The credentials decide: judge [`HeadAuth::request`] as an [`Output::Authenticate`] is
+    /// judged; on a refusal send [`Service::refuse_head`] at once and close, otherwise read
+    /// the body. (A host may keep the verdict for the call that follows, when its
+    /// [`AuthRequest`] names the same method and tenant, rather than judge it twice.)
+    Authenticate(HeadAuth),
+}
+
+/// A request head whose credentials decide whether its body is read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadAuth {
+    head: crate::server::HeadCall,
+    request: AuthRequest,
+}
+
+impl HeadAuth {
+    /// What to judge. Its `call` is `CallId(0)`: no call exists before the body is read.
+    pub fn request(&self) -> &AuthRequest {
+        &self.request
+    }
 }
 
 /// An agent run to start.
@@ -342,6 +374,50 @@ impl<S: TaskStore> Service<S> {
     fn new_call(&mut self) -> CallId {
         self.next_call += 1;
         CallId(self.next_call)
+    }
+
+    /// What the head of a request alone decides, before its body is read (for a client
+    /// that sent `Expect: 100-continue`; see [`crate::http1::RequestHead::expect_continue`]).
+    /// `req` is the head with an empty body, `body_len` the declared `Content-Length`
+    /// (`None` for a chunked body).
+    ///
+    /// Only what cannot depend on the body is judged ([`Endpoint::check_head`]): the route,
+    /// the size, the version, required extensions, the card's capabilities where the route
+    /// names the operation, and — with authentication on — the credentials, where the route
+    /// names the operation (HTTP+JSON): a JSON-RPC method is in the body, so its credentials
+    /// are judged once the body is read, as for every request. Changes nothing.
+    pub fn check_head(&self, req: &HttpRequest<'_>, body_len: Option<usize>) -> HeadCheck {
+        if req.path() == CARD_PATH {
+            return HeadCheck::Continue;
+        }
+        let head = match self.endpoint.check_head(req, body_len) {
+            Ok(Some(head)) => head,
+            Ok(None) => return HeadCheck::Continue,
+            Err(response) => return HeadCheck::Answer(response),
+        };
+        if self.shutting_down {
+            return HeadCheck::Answer(self.endpoint.respond(head.call(), Err(unavailable("the server is shutting down"))));
+        }
+        match head.method() {
+            Some(method) if self.authenticate => {
+                let request = AuthRequest {
+                    call: CallId(0),
+                    method,
+                    binding: head.binding().clone(),
+                    version: head.version(),
+                    tenant: String::from(head.tenant()),
+                    headers: head.auth_headers().to_vec(),
+                };
+                HeadCheck::Authenticate(HeadAuth { head, request })
+            }
+            _ => HeadCheck::Continue,
+        }
+    }
+
+    /// The answer to a head whose credentials the host refused (see [`HeadCheck::Authenticate`]):
+    /// `error` (`Unauthenticated`, `PermissionDenied`) in the request's binding and version.
+    pub fn refuse_head(&self, head: &HeadAuth, error: A2aError) -> HttpResponse {
+        self.endpoint.respond(head.head.call(), Err(error))
     }
 
     // ------------------------------------------------------------------ inputs

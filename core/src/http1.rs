@@ -1,0 +1,1243 @@
+//! HTTP/1.1 message framing (RFC 9112), sans-IO: where a message begins and ends, and which
+//! requests a server must refuse before it reads any further.
+//!
+//! Framing is where two HTTP implementations that disagree let a third party in: a proxy that
+//! counts a body by `Content-Length` while the server behind it reads it as chunked serves
+//! the attacker's bytes as a second request (request smuggling, RFC 9112 §11.2). So the
+//! reader here takes the strict reading of every rule, and refuses what it cannot frame
+//! without doubt rather than guessing.
+//!
+//! [`RequestReader`] is the server's side, in the manner of h11: the host hands it the bytes
+//! it has received and not consumed yet, and gets back how many it took and one [`Event`]:
+//! a request's [`RequestHead`], body [`Event::Data`], the request's [`Event::End`], a
+//! [`Refusal`] (answer it with its status and close the connection), [`Event::Closed`] (no
+//! further request comes on this connection) or [`Event::NeedData`]. Nothing is buffered or
+//! copied inside, and nothing is read past the end of a request, so pipelined requests come
+//! out one after the other.
+//!
+//! ```
+//! use a2a_wire::http1::{BodyLength, Event, Limits, RequestReader};
+//!
+//! let mut reader = RequestReader::new(Limits::default());
+//! let mut buf: Vec<u8> = b"POST /rpc HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}".to_vec();
+//! let mut body = Vec::new();
+//! loop {
+//!     let (used, event) = reader.read(&buf);
+//!     let done = match event {
+//!         Event::Head(head) => {
+//!             assert_eq!((head.method.as_str(), head.body), ("POST", BodyLength::Length(2)));
+//!             false
+//!         }
+//!         Event::Data(data) => {
+//!             body.extend_from_slice(data);
+//!             false
+//!         }
+//!         Event::End => true,
+//!         // A host reads more bytes here; a refusal is answered, then the connection closed.
+//!         other => panic!("{other:?}"),
+//!     };
+//!     buf.drain(..used);
+//!     if done {
+//!         break;
+//!     }
+//! }
+//! assert_eq!(body, b"{}");
+//!
+//! // Both framings at once: the classic smuggling request is refused, not guessed at.
+//! let mut reader = RequestReader::new(Limits::default());
+//! let smuggled = b"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\nGET /x HTTP/1.1\r\n\r\n";
+//! let Event::Refused(refusal) = reader.read(smuggled).1 else { panic!() };
+//! assert_eq!(refusal.status, 400);
+//! assert!(matches!(reader.read(smuggled).1, Event::Refused(_)), "nothing more is read after a refusal");
+//! ```
+//!
+//! The client's side: [`parse_response_head`], [`response_framing`] (RFC 9112 §6.3) and the
+//! [`ChunkedDecoder`] both sides share.
+
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// Limits of the framing layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest message head, request or status line and every field line (bytes).
+    pub max_head: usize,
+    /// Largest number of header fields.
+    pub max_headers: usize,
+    /// Largest request body (bytes): a larger `Content-Length`, or chunks adding up to more,
+    /// are refused with 413 as soon as the size is known.
+    pub max_body: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_head: 16 * 1024, max_headers: 64, max_body: 8 * 1024 * 1024 }
+    }
+}
+
+/// A request the server refuses: answer it with `status` (a short body saying `reason`, and
+/// `Connection: close`), then close the connection. Nothing after a refused request is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The status to answer with: 400, 413, 417, 431, 501 or 505.
+    pub status: u16,
+    /// What is wrong, in a few words (the answer's body).
+    pub reason: &'static str,
+}
+
+impl Refusal {
+    const fn new(status: u16, reason: &'static str) -> Self {
+        Refusal { status, reason }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.status, self.reason)
+    }
+}
+
+/// How long a body is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyLength {
+    /// Exactly this many bytes (0: no body).
+    Length(usize),
+    /// Chunked (RFC 9112 §7.1): its length is known at its end.
+    Chunked,
+}
+
+/// A request head that passed every framing rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestHead {
+    /// The method, as sent.
+    pub method: String,
+    /// The request target, as sent.
+    pub target: String,
+    /// HTTP/1.1 (true) or HTTP/1.0.
+    pub http11: bool,
+    /// The header fields in order, names as sent; values that are not UTF-8 are converted
+    /// lossily.
+    pub headers: Vec<(String, String)>,
+    /// The body's framing.
+    pub body: BodyLength,
+    /// False when the connection closes after the answer: `close` among the `Connection`
+    /// options (RFC 9112 §9.6), or HTTP/1.0.
+    pub keep_alive: bool,
+    /// The client waits for `100 Continue` before it sends the body (`Expect: 100-continue`
+    /// in an HTTP/1.1 request with a body; RFC 9110 §10.1.1). Answer the head first: with
+    /// `HTTP/1.1 100 Continue` when it is acceptable, or with the final answer (then close)
+    /// when it is not.
+    pub expect_continue: bool,
+}
+
+impl RequestHead {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        header(&self.headers, name)
+    }
+
+    /// True when a body follows the head.
+    pub fn has_body(&self) -> bool {
+        self.body != BodyLength::Length(0)
+    }
+}
+
+/// What [`RequestReader::read`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Event<'a> {
+    /// Nothing more can be read until more bytes arrive.
+    NeedData,
+    /// A request head.
+    Head(RequestHead),
+    /// Body bytes (a part of the input; never more than the head declared).
+    Data(&'a [u8]),
+    /// The request (head and body) is complete; the next one may follow.
+    End,
+    /// The request is refused; nothing more is read from this connection.
+    Refused(Refusal),
+    /// No further request comes on this connection: the last one asked to close it, or the
+    /// peer closed it between requests.
+    Closed,
+}
+
+/// Why a message cannot be framed (both sides; the reader turns it into a [`Refusal`]).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FramingError {
+    /// The bytes break the framing rules.
+    Malformed(&'static str),
+    /// A body is larger than the limit.
+    TooLarge,
+}
+
+impl fmt::Display for FramingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FramingError::Malformed(m) => f.write_str(m),
+            FramingError::TooLarge => f.write_str("body over the limit"),
+        }
+    }
+}
+
+impl From<FramingError> for Refusal {
+    fn from(e: FramingError) -> Self {
+        match e {
+            FramingError::Malformed(m) => Refusal::new(400, m),
+            FramingError::TooLarge => Refusal::new(413, "request body too large"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------- field values
+
+/// `tchar` (RFC 9110 §5.6.2).
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// A `token` (RFC 9110 §5.6.2): one or more `tchar`.
+pub fn is_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(is_tchar)
+}
+
+fn trim_ows(s: &str) -> &str {
+    s.trim_matches(|c| c == ' ' || c == '\t')
+}
+
+/// The first value of header `name` (case-insensitive).
+pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+/// The elements of list field `name` (RFC 9110 §5.6.1) across all its field lines, in order:
+/// several lines are one list; whitespace around an element is trimmed and empty elements
+/// are skipped.
+pub fn list_elements<'a>(headers: &'a [(String, String)], name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    headers
+        .iter()
+        .filter(move |(k, _)| k.eq_ignore_ascii_case(name))
+        .flat_map(|(_, v)| v.split(','))
+        .map(trim_ows)
+        .filter(|e| !e.is_empty())
+}
+
+/// True when list field `name` holds `token` (compared case-insensitively): `close` among
+/// the `Connection` options, say (RFC 9112 §9.6).
+pub fn has_token(headers: &[(String, String)], name: &str, token: &str) -> bool {
+    list_elements(headers, name).any(|e| e.eq_ignore_ascii_case(token))
+}
+
+/// What a message's `Transfer-Encoding` says (RFC 9112 §6.1, §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TransferCodings {
+    /// No `Transfer-Encoding` field.
+    Absent,
+    /// `chunked`, alone.
+    Chunked,
+    /// An element that is not a transfer coding, or no coding at all.
+    Invalid,
+    /// `chunked` is there but not the last coding: the length cannot be told.
+    ChunkedNotLast,
+    /// `chunked` more than once (a sender must not, RFC 9112 §6.1).
+    ChunkedTwice,
+    /// A coding other than `chunked`, which is the only one this side decodes.
+    Unsupported,
+}
+
+fn transfer_codings(headers: &[(String, String)]) -> TransferCodings {
+    let mut present = false;
+    let (mut codings, mut chunked, mut last_chunked, mut other) = (0usize, 0usize, false, false);
+    for (name, value) in headers {
+        if !name.eq_ignore_ascii_case("transfer-encoding") {
+            continue;
+        }
+        present = true;
+        for element in value.split(',').map(trim_ows).filter(|e| !e.is_empty()) {
+            // transfer-coding = token *( OWS ";" OWS transfer-parameter ); chunked has no
+            // parameters.
+            let (coding, params) = element.split_once(';').map_or((element, None), |(c, p)| (trim_ows(c), Some(p)));
+            if !is_token(coding) {
+                return TransferCodings::Invalid;
+            }
+            codings += 1;
+            if coding.eq_ignore_ascii_case("chunked") {
+                if params.is_some() {
+                    return TransferCodings::Invalid;
+                }
+                chunked += 1;
+                last_chunked = true;
+            } else {
+                other = true;
+                last_chunked = false;
+            }
+        }
+    }
+    if !present {
+        TransferCodings::Absent
+    } else if codings == 0 {
+        TransferCodings::Invalid
+    } else if chunked > 0 && !last_chunked {
+        TransferCodings::ChunkedNotLast
+    } else if chunked > 1 {
+        TransferCodings::ChunkedTwice
+    } else if other {
+        TransferCodings::Unsupported
+    } else {
+        TransferCodings::Chunked
+    }
+}
+
+/// The `Content-Length` of a message (RFC 9110 §8.6, RFC 9112 §6.3): `Ok(None)` without one;
+/// several field lines or a list are one value only when every element is the same number.
+/// A value too large for a `u64` is [`FramingError::TooLarge`].
+fn content_length(headers: &[(String, String)]) -> Result<Option<u64>, FramingError> {
+    let mut length: Option<u64> = None;
+    let mut present = false;
+    for (name, value) in headers {
+        if !name.eq_ignore_ascii_case("content-length") {
+            continue;
+        }
+        present = true;
+        for element in value.split(',').map(trim_ows).filter(|e| !e.is_empty()) {
+            // Content-Length = 1*DIGIT: no sign, no space inside, no hex.
+            if !element.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(FramingError::Malformed("invalid Content-Length"));
+            }
+            let n = element
+                .bytes()
+                .try_fold(0u64, |n, d| n.checked_mul(10).and_then(|n| n.checked_add(u64::from(d - b'0'))))
+                .ok_or(FramingError::TooLarge)?;
+            if length.is_some_and(|l| l != n) {
+                return Err(FramingError::Malformed("conflicting Content-Length values"));
+            }
+            length = Some(n);
+        }
+    }
+    match (present, length) {
+        (true, None) => Err(FramingError::Malformed("invalid Content-Length")),
+        (_, length) => Ok(length),
+    }
+}
+
+/// A `Host` value (RFC 9110 §7.2: `uri-host [ ":" port ]`, RFC 3986 §3.2.2); empty is
+/// allowed (a target without an authority).
+fn valid_host(v: &str) -> bool {
+    let reg_name = |s: &str| s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~%!$&'()*+,;=".contains(&b));
+    let port = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if let Some(rest) = v.strip_prefix('[') {
+        let Some((literal, after)) = rest.split_once(']') else { return false };
+        let literal_ok = !literal.is_empty() && literal.bytes().all(|b| b.is_ascii_hexdigit() || b":.vV-._~!$&'()*+,;=".contains(&b));
+        return literal_ok && (after.is_empty() || after.strip_prefix(':').is_some_and(port));
+    }
+    match v.rsplit_once(':') {
+        Some((host, p)) => reg_name(host) && port(p),
+        None => reg_name(v),
+    }
+}
+
+// ---------------------------------------------------------------------------- the reader
+
+/// Most empty lines accepted before a request line (RFC 9112 §2.2: a server SHOULD ignore at
+/// least one, which clients sent after a POST body).
+const MAX_LEADING_EMPTY_LINES: u8 = 4;
+
+/// Header slots kept on the stack while parsing; heads allowed more fields use the heap.
+const STACK_HEADERS: usize = 64;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct HeadScan {
+    /// Where the line being scanned starts.
+    line_start: usize,
+    /// Bytes of the head searched so far (the input is the same bytes again, and more).
+    scanned: usize,
+    /// A request line was seen (empty lines before it are skipped).
+    seen_line: bool,
+    /// Empty lines skipped before the request line.
+    leading: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    Head(HeadScan),
+    Length(usize),
+    Chunked(ChunkedDecoder),
+    Closed,
+    Refused(Refusal),
+}
+
+/// The request side of HTTP/1.1, sans-IO: bytes in, [`Event`]s out (see the module docs).
+///
+/// The contract of [`RequestReader::read`]: `input` is every byte received and not yet
+/// consumed, in order, and the host removes the first `used` bytes after each call. After
+/// [`Event::NeedData`], call it again when more bytes arrived; at the end of the stream call
+/// [`RequestReader::read_eof`] instead. After [`Event::Refused`] or [`Event::Closed`] every
+/// call gives the same event again.
+///
+/// The rules, each refused with `Connection: close`:
+/// - the head: `\r\n` line ends only — a bare LF or CR is 400 (RFC 9112 §2.2); no
+///   whitespace before a field's colon, no folded lines, a field value without NUL (§5.1,
+///   §5.2: httparse); over [`Limits::max_head`] bytes or [`Limits::max_headers`] fields, 431;
+///   a version other than HTTP/1.0 and 1.1, 505 (§2.3);
+/// - `Host`: exactly one in an HTTP/1.1 request, never two, and a valid value, else 400
+///   (§3.2);
+/// - `Transfer-Encoding`: a list of codings across every field line, compared as tokens and
+///   case-insensitively; `chunked` must be last and only once (else 400, §6.3) and is the
+///   only coding decoded (another is 501, §6.1); in an HTTP/1.0 request it is faulty framing
+///   (400, §6.1); together with `Content-Length` it is refused (400): §6.1 allows reading
+///   such a request as chunked and then closing, but refusing is simpler and what a server
+///   behind a proxy should do;
+/// - `Content-Length`: `1*DIGIT`; several lines or a list only when every value is the same
+///   (else 400, §6.3); over [`Limits::max_body`], 413 at once, before any body byte;
+/// - `Expect` (HTTP/1.1 only; HTTP/1.0 ignores it, RFC 9110 §10.1.1): `100-continue` sets
+///   [`RequestHead::expect_continue`] when a body follows; any other expectation is 417;
+/// - `Connection`: a list of options; `close` anywhere closes after the answer (§9.6);
+///   HTTP/1.0 always closes;
+/// - a chunked body: sizes `1*HEXDIG` and within the limit, extensions after `;`, CRLF after
+///   each chunk's data, trailer fields as field lines (§7.1).
+#[derive(Clone, Debug)]
+pub struct RequestReader {
+    limits: Limits,
+    state: State,
+    keep_alive: bool,
+}
+
+impl RequestReader {
+    /// A reader for a new connection.
+    pub fn new(limits: Limits) -> Self {
+        RequestReader { limits, state: State::Head(HeadScan::default()), keep_alive: true }
+    }
+
+    /// The limits this reader applies.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// True while no byte of a next request was seen (the connection is idle between two
+    /// requests, or new).
+    pub fn is_idle(&self) -> bool {
+        matches!(&self.state, State::Head(scan) if *scan == HeadScan::default())
+    }
+
+    /// True while a request head is being read (idle included).
+    pub fn in_head(&self) -> bool {
+        matches!(self.state, State::Head(_))
+    }
+
+    /// Reads from `input`; returns how many bytes of it were consumed, and what was found.
+    pub fn read<'a>(&mut self, input: &'a [u8]) -> (usize, Event<'a>) {
+        match &mut self.state {
+            State::Refused(r) => (0, Event::Refused(*r)),
+            State::Closed => (0, Event::Closed),
+            State::Head(_) => self.read_head(input),
+            State::Length(0) => {
+                self.end();
+                (0, Event::End)
+            }
+            State::Length(remaining) => {
+                if input.is_empty() {
+                    return (0, Event::NeedData);
+                }
+                let take = input.len().min(*remaining);
+                *remaining -= take;
+                (take, Event::Data(&input[..take]))
+            }
+            State::Chunked(decoder) => match decoder.step(input) {
+                Ok((used, Chunk::NeedData)) => (used, Event::NeedData),
+                Ok((used, Chunk::Data(data))) => (used, Event::Data(data)),
+                Ok((used, Chunk::End)) => {
+                    self.end();
+                    (used, Event::End)
+                }
+                Err(e) => self.refuse(e.into()),
+            },
+        }
+    }
+
+    /// The peer closed its side of the connection; `rest` are the bytes it sent that were
+    /// not consumed. Between two requests that is [`Event::Closed`]; inside a head or a body
+    /// it is a refusal (400): the request is incomplete.
+    pub fn read_eof(&mut self, rest: &[u8]) -> Event<'static> {
+        match &self.state {
+            State::Refused(r) => Event::Refused(*r),
+            State::Closed => Event::Closed,
+            State::Head(scan) if scan.scanned == 0 && rest.iter().all(|b| *b == b'\r' || *b == b'\n') => {
+                self.state = State::Closed;
+                Event::Closed
+            }
+            State::Head(_) => self.refuse(Refusal::new(400, "connection closed inside a request head")).1,
+            State::Length(0) => {
+                // The body is complete: the request ends, and no other follows.
+                self.state = State::Closed;
+                Event::End
+            }
+            State::Length(_) | State::Chunked(_) => self.refuse(Refusal::new(400, "connection closed inside a request body")).1,
+        }
+    }
+
+    fn refuse(&mut self, r: Refusal) -> (usize, Event<'static>) {
+        self.state = State::Refused(r);
+        (0, Event::Refused(r))
+    }
+
+    fn end(&mut self) {
+        self.state = if self.keep_alive { State::Head(HeadScan::default()) } else { State::Closed };
+    }
+
+    fn read_head<'a>(&mut self, input: &'a [u8]) -> (usize, Event<'a>) {
+        let State::Head(scan) = &mut self.state else { return (0, Event::NeedData) };
+        // Empty lines before a request line are consumed here, so that an idle connection
+        // holds no bytes (and counts as idle); they do not count towards the head.
+        let mut skip = 0;
+        if scan.scanned == 0 {
+            while input[skip..].starts_with(b"\r\n") {
+                skip += 2;
+                scan.leading += 1;
+                if scan.leading > MAX_LEADING_EMPTY_LINES {
+                    return self.refuse(Refusal::new(400, "too many empty lines before the request line"));
+                }
+            }
+            if input[skip..].first() == Some(&b'\n') {
+                return self.refuse(Refusal::new(400, "bare LF in the request head"));
+            }
+        }
+        let head = &input[skip..];
+        // Only the first max_head bytes can hold a head.
+        let window = &head[..head.len().min(self.limits.max_head)];
+        let mut end = None;
+        while let Some(p) = window[scan.scanned..].iter().position(|b| *b == b'\n') {
+            let lf = scan.scanned + p;
+            scan.scanned = lf + 1;
+            // Every line ends with CRLF (RFC 9112 §2.2): a bare LF is refused, as a server
+            // behind a proxy that reads it differently must.
+            if lf == 0 || window[lf - 1] != b'\r' {
+                return self.refuse(Refusal::new(400, "bare LF in the request head"));
+            }
+            if lf - 1 == scan.line_start {
+                // An empty line ends the head (the ones before the request line were
+                // consumed above, so a line was seen).
+                end = Some(lf + 1);
+                break;
+            }
+            scan.line_start = lf + 1;
+            scan.seen_line = true;
+        }
+        let Some(end) = end else {
+            // Searched up to here; a CR at the very end waits for its LF (it may end an
+            // empty line before the request line, which is skipped only at the start).
+            scan.scanned = window.len() - usize::from(window.last() == Some(&b'\r'));
+            if head.len() > self.limits.max_head {
+                return self.refuse(Refusal::new(431, "request head too large"));
+            }
+            return (skip, Event::NeedData);
+        };
+        match self.parse_head(&head[..end]) {
+            Ok(h) => {
+                self.keep_alive = h.keep_alive;
+                self.state = match h.body {
+                    BodyLength::Length(n) => State::Length(n),
+                    BodyLength::Chunked => State::Chunked(ChunkedDecoder::with_limit(self.limits.max_body)),
+                };
+                (skip + end, Event::Head(h))
+            }
+            Err(r) => self.refuse(r),
+        }
+    }
+
+    /// Parses a complete head (it ends with the empty line) and applies the framing rules.
+    fn parse_head(&self, bytes: &[u8]) -> Result<RequestHead, Refusal> {
+        let max_headers = self.limits.max_headers;
+        let mut stack = [httparse::EMPTY_HEADER; STACK_HEADERS];
+        let mut heap;
+        let fields: &mut [httparse::Header<'_>] = if max_headers <= STACK_HEADERS {
+            &mut stack[..max_headers]
+        } else {
+            heap = vec![httparse::EMPTY_HEADER; max_headers];
+            &mut heap
+        };
+        let mut req = httparse::Request::new(fields);
+        match req.parse(bytes) {
+            Ok(httparse::Status::Complete(_)) => {}
+            Ok(httparse::Status::Partial) => return Err(Refusal::new(400, "incomplete request head")),
+            Err(httparse::Error::TooManyHeaders) => return Err(Refusal::new(431, "too many header fields")),
+            Err(httparse::Error::Version) if other_http_version(bytes) => return Err(Refusal::new(505, "HTTP version not supported")),
+            Err(_) => return Err(Refusal::new(400, "malformed request head")),
+        }
+        let http11 = req.version == Some(1);
+        let headers: Vec<(String, String)> =
+            req.headers.iter().map(|h| (String::from(h.name), String::from_utf8_lossy(h.value).into_owned())).collect();
+        let (mut hosts, mut host_ok) = (0usize, true);
+        let (mut expect_continue, mut other_expectation) = (false, false);
+        for (name, value) in &headers {
+            if name.eq_ignore_ascii_case("host") {
+                hosts += 1;
+                host_ok &= valid_host(trim_ows(value));
+            } else if http11 && name.eq_ignore_ascii_case("expect") {
+                for e in value.split(',').map(trim_ows).filter(|e| !e.is_empty()) {
+                    if e.eq_ignore_ascii_case("100-continue") {
+                        expect_continue = true;
+                    } else {
+                        other_expectation = true;
+                    }
+                }
+            }
+        }
+        // RFC 9112 §3.2: exactly one Host in HTTP/1.1, never two, and a valid one.
+        if hosts > 1 || (http11 && hosts == 0) {
+            return Err(Refusal::new(400, "a request needs exactly one Host field"));
+        }
+        if !host_ok {
+            return Err(Refusal::new(400, "invalid Host"));
+        }
+        let codings = transfer_codings(&headers);
+        let length = content_length(&headers).map_err(|e| match e {
+            FramingError::TooLarge => Refusal::new(413, "request body too large"),
+            e => Refusal::from(e),
+        });
+        let body = match codings {
+            TransferCodings::Absent => match length? {
+                None => BodyLength::Length(0),
+                Some(n) => match usize::try_from(n) {
+                    Ok(n) if n <= self.limits.max_body => BodyLength::Length(n),
+                    _ => return Err(Refusal::new(413, "request body too large")),
+                },
+            },
+            // RFC 9112 §6.1: HTTP/1.0 has no Transfer-Encoding; treat the framing as faulty.
+            _ if !http11 => return Err(Refusal::new(400, "Transfer-Encoding in an HTTP/1.0 request")),
+            // RFC 9112 §6.1, §11.2: the request smuggling shape.
+            _ if !matches!(length, Ok(None)) => return Err(Refusal::new(400, "both Transfer-Encoding and Content-Length")),
+            TransferCodings::Chunked => BodyLength::Chunked,
+            TransferCodings::Invalid => return Err(Refusal::new(400, "invalid Transfer-Encoding")),
+            TransferCodings::ChunkedNotLast => return Err(Refusal::new(400, "chunked is not the last transfer coding")),
+            TransferCodings::ChunkedTwice => return Err(Refusal::new(400, "chunked applied more than once")),
+            TransferCodings::Unsupported => return Err(Refusal::new(501, "transfer coding not implemented")),
+        };
+        if other_expectation {
+            return Err(Refusal::new(417, "only the 100-continue expectation is supported"));
+        }
+        let keep_alive = http11 && !has_token(&headers, "connection", "close");
+        Ok(RequestHead {
+            method: String::from(req.method.unwrap_or("")),
+            target: String::from(req.path.unwrap_or("/")),
+            http11,
+            headers,
+            expect_continue: expect_continue && body != BodyLength::Length(0),
+            body,
+            keep_alive,
+        })
+    }
+}
+
+/// True when the request line is well formed but names an HTTP version other than 1.0 and
+/// 1.1 (`HTTP/2.0`, `HTTP/1.2`): 505 rather than 400.
+fn other_http_version(head: &[u8]) -> bool {
+    let line = head.split(|b| *b == b'\n').find(|l| !l.is_empty() && *l != b"\r").unwrap_or(b"");
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut parts = line.split(|b| *b == b' ');
+    let (Some(_), Some(_), Some(v), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else { return false };
+    matches!(v, [b'H', b'T', b'T', b'P', b'/', major, b'.', minor] if major.is_ascii_digit() && minor.is_ascii_digit())
+}
+
+// ---------------------------------------------------------------------------- chunked bodies
+
+/// What [`ChunkedDecoder::step`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Chunk<'a> {
+    /// More bytes are needed.
+    NeedData,
+    /// Chunk data (a part of the input).
+    Data(&'a [u8]),
+    /// The last chunk and the trailer section were read: the body is complete.
+    End,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum ChunkState {
+    /// Before a chunk-size line.
+    #[default]
+    Size,
+    /// Inside chunk data: this many bytes to go.
+    Data(usize),
+    /// After chunk data: its CRLF.
+    DataEnd,
+    /// After the last chunk: trailer lines until an empty one.
+    Trailers,
+    /// The body is complete.
+    Done,
+}
+
+/// Longest chunk-size or trailer line accepted.
+const MAX_LINE: usize = 4096;
+/// Largest trailer section accepted.
+const MAX_TRAILERS: usize = 16 * 1024;
+
+/// Incremental decoder of a chunked body (RFC 9112 §7.1). Chunk data is passed on as it
+/// arrives, so memory is bounded by what the caller keeps, whatever size a chunk claims; a
+/// chunk size that does not fit a `usize`, or that takes the body over the limit, is an
+/// error as soon as its size line arrives. Lines end with CRLF; trailer fields are checked
+/// as field lines and dropped.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ChunkedDecoder {
+    state: ChunkState,
+    /// Largest total of chunk data accepted (`None`: no limit).
+    limit: Option<usize>,
+    total: usize,
+    trailers: usize,
+}
+
+impl ChunkedDecoder {
+    /// A decoder that refuses (with [`FramingError::TooLarge`]) a chunk that would take the
+    /// body over `max` bytes, as soon as the chunk's size line arrives.
+    pub fn with_limit(max: usize) -> Self {
+        ChunkedDecoder { limit: Some(max), ..Default::default() }
+    }
+
+    /// True once the last chunk and the trailers were read.
+    pub fn is_done(&self) -> bool {
+        self.state == ChunkState::Done
+    }
+
+    /// Moves decoded chunk data from the front of `input` into `out` (consumed bytes are
+    /// removed from `input`); true when the body is complete. Bytes after the body stay in
+    /// `input`.
+    pub fn decode(&mut self, input: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<bool, FramingError> {
+        let mut at = 0;
+        let r = loop {
+            match self.step(&input[at..]) {
+                Ok((used, Chunk::Data(data))) => {
+                    out.extend_from_slice(data);
+                    at += used;
+                }
+                Ok((used, Chunk::NeedData)) => {
+                    at += used;
+                    break Ok(false);
+                }
+                Ok((used, Chunk::End)) => {
+                    at += used;
+                    break Ok(true);
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        input.drain(..at);
+        r
+    }
+
+    /// Reads from `input` (the bytes not consumed yet, as for [`RequestReader::read`]);
+    /// returns how many were consumed and what was found. Never reads past the body's end.
+    pub fn step<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Chunk<'a>), FramingError> {
+        let mut at = 0;
+        loop {
+            let rest = &input[at..];
+            match self.state {
+                ChunkState::Done => return Ok((at, Chunk::End)),
+                ChunkState::Data(n) => {
+                    if rest.is_empty() {
+                        return Ok((at, Chunk::NeedData));
+                    }
+                    let take = n.min(rest.len());
+                    self.state = if take == n { ChunkState::DataEnd } else { ChunkState::Data(n - take) };
+                    return Ok((at + take, Chunk::Data(&rest[..take])));
+                }
+                ChunkState::DataEnd => {
+                    if rest.len() < 2 {
+                        return Ok((at, Chunk::NeedData));
+                    }
+                    if &rest[..2] != b"\r\n" {
+                        return Err(FramingError::Malformed("chunk data not followed by CRLF"));
+                    }
+                    at += 2;
+                    self.state = ChunkState::Size;
+                }
+                ChunkState::Size | ChunkState::Trailers => {
+                    let Some(line) = line(rest)? else { return Ok((at, Chunk::NeedData)) };
+                    at += line.len() + 2;
+                    if self.state == ChunkState::Trailers {
+                        self.trailer(line)?;
+                        continue;
+                    }
+                    let size = chunk_size(line)?;
+                    self.total = self.total.checked_add(size).ok_or(FramingError::Malformed("chunk size out of range"))?;
+                    if self.limit.is_some_and(|l| self.total > l) {
+                        return Err(FramingError::TooLarge);
+                    }
+                    self.state = if size == 0 { ChunkState::Trailers } else { ChunkState::Data(size) };
+                }
+            }
+        }
+    }
+
+    fn trailer(&mut self, line: &[u8]) -> Result<(), FramingError> {
+        if line.is_empty() {
+            self.state = ChunkState::Done;
+            return Ok(());
+        }
+        self.trailers += line.len() + 2;
+        if self.trailers > MAX_TRAILERS {
+            return Err(FramingError::Malformed("trailer section too large"));
+        }
+        // field-line = field-name ":" OWS field-value OWS (RFC 9112 §5).
+        let colon = line.iter().position(|b| *b == b':').ok_or(FramingError::Malformed("invalid trailer field"))?;
+        let (name, value) = (&line[..colon], &line[colon + 1..]);
+        if name.is_empty() || !name.iter().all(|b| is_tchar(*b)) || value.iter().any(|b| is_ctl(*b)) {
+            return Err(FramingError::Malformed("invalid trailer field"));
+        }
+        Ok(())
+    }
+}
+
+/// A control character other than HTAB (not allowed in field values or chunk extensions).
+fn is_ctl(b: u8) -> bool {
+    (b < 0x20 && b != b'\t') || b == 0x7f
+}
+
+/// The line at the start of `rest` without its CRLF; `None` until its end arrived. A bare
+/// LF or CR, or a line longer than [`MAX_LINE`], is refused.
+fn line(rest: &[u8]) -> Result<Option<&[u8]>, FramingError> {
+    let window = &rest[..rest.len().min(MAX_LINE + 2)];
+    let Some(lf) = window.iter().position(|b| *b == b'\n') else {
+        if rest.len() > MAX_LINE + 1 {
+            return Err(FramingError::Malformed("chunk size or trailer line too long"));
+        }
+        return Ok(None);
+    };
+    if lf == 0 || window[lf - 1] != b'\r' {
+        return Err(FramingError::Malformed("bare LF in a chunked body"));
+    }
+    let line = &window[..lf - 1];
+    if line.contains(&b'\r') {
+        return Err(FramingError::Malformed("bare CR in a chunked body"));
+    }
+    Ok(Some(line))
+}
+
+/// `chunk-size [ chunk-ext ]` (RFC 9112 §7.1, §7.1.1): hex digits, then nothing or
+/// `BWS ";" ...`.
+fn chunk_size(line: &[u8]) -> Result<usize, FramingError> {
+    let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    if digits == 0 {
+        return Err(FramingError::Malformed("invalid chunk size"));
+    }
+    let mut size: usize = 0;
+    for b in &line[..digits] {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => b - b'A' + 10,
+        };
+        size =
+            size.checked_mul(16).and_then(|s| s.checked_add(usize::from(d))).ok_or(FramingError::Malformed("chunk size out of range"))?;
+    }
+    let ext = &line[digits..];
+    if !ext.is_empty() {
+        let after_ws = ext.iter().position(|b| *b != b' ' && *b != b'\t').map_or(&ext[ext.len()..], |p| &ext[p..]);
+        if after_ws.first() != Some(&b';') || ext.iter().any(|b| is_ctl(*b)) {
+            return Err(FramingError::Malformed("invalid chunk size"));
+        }
+    }
+    Ok(size)
+}
+
+// ---------------------------------------------------------------------------- responses
+
+/// A parsed response head.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResponseHead {
+    /// Status code.
+    pub status: u16,
+    /// HTTP/1.1 (true) or HTTP/1.0.
+    pub http11: bool,
+    /// Header fields.
+    pub headers: Vec<(String, String)>,
+}
+
+impl ResponseHead {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        header(&self.headers, name)
+    }
+
+    /// An interim response (1xx other than 101): the final one follows, and a client reads
+    /// past it even when it did not ask for one (RFC 9110 §15.2).
+    pub fn is_interim(&self) -> bool {
+        (100..200).contains(&self.status) && self.status != 101
+    }
+
+    /// True when the connection may carry another request after this response: HTTP/1.1
+    /// without `close` among the `Connection` options, or HTTP/1.0 with `keep-alive` among
+    /// them (RFC 9112 §9.3).
+    pub fn keep_alive(&self) -> bool {
+        if self.http11 {
+            !has_token(&self.headers, "connection", "close")
+        } else {
+            has_token(&self.headers, "connection", "keep-alive")
+        }
+    }
+}
+
+/// Parses a response head at the start of `buf` (client side): `Ok(None)` until the blank
+/// line that ends it has arrived; the head and its length in bytes once it has. A head over
+/// `max_head` bytes or `max_headers` fields is [`FramingError::TooLarge`].
+pub fn parse_response_head(buf: &[u8], max_head: usize, max_headers: usize) -> Result<Option<(ResponseHead, usize)>, FramingError> {
+    let window = &buf[..buf.len().min(max_head.saturating_add(1))];
+    let Some(len) = window.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4) else {
+        if buf.len() > max_head {
+            return Err(FramingError::TooLarge);
+        }
+        return Ok(None);
+    };
+    if len > max_head {
+        return Err(FramingError::TooLarge);
+    }
+    let mut fields = vec![httparse::EMPTY_HEADER; max_headers.min(1024)];
+    let mut resp = httparse::Response::new(&mut fields);
+    match resp.parse(&buf[..len]) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Err(httparse::Error::TooManyHeaders) => return Err(FramingError::TooLarge),
+        _ => return Err(FramingError::Malformed("not an HTTP/1.x response")),
+    }
+    let head = ResponseHead {
+        status: resp.code.unwrap_or(0),
+        http11: resp.version == Some(1),
+        headers: resp.headers.iter().map(|h| (String::from(h.name), String::from_utf8_lossy(h.value).into_owned())).collect(),
+    };
+    Ok(Some((head, len)))
+}
+
+/// How a body is delimited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Framing {
+    /// Exactly this many bytes.
+    Length(usize),
+    /// Chunked transfer coding.
+    Chunked,
+    /// Until the connection closes.
+    UntilClose,
+}
+
+/// How a response body is framed (RFC 9112 §6.3), from its head and whether the request was
+/// `HEAD`; `Err` for framing a client must not trust:
+/// - to `HEAD`, and 1xx, 204 and 304: no body;
+/// - `Transfer-Encoding` and `Content-Length` together: an error (§6.3 item 3: "ought to be
+///   handled as an error", the smuggling and response-splitting shape);
+/// - `Transfer-Encoding`: `chunked` alone (compared as tokens); another coding is an error
+///   (this client asks for none, and could not decode it), as is one in an HTTP/1.0
+///   response (§6.1);
+/// - `Content-Length`: `1*DIGIT`, several only when all are the same (§6.3 item 5);
+/// - otherwise until the connection closes.
+pub fn response_framing(head: &ResponseHead, head_request: bool) -> Result<Framing, FramingError> {
+    let status = head.status;
+    if head_request || status == 204 || status == 304 || (100..200).contains(&status) {
+        return Ok(Framing::Length(0));
+    }
+    let codings = transfer_codings(&head.headers);
+    let length = content_length(&head.headers)?;
+    match codings {
+        TransferCodings::Absent => {}
+        _ if length.is_some() => return Err(FramingError::Malformed("both Transfer-Encoding and Content-Length")),
+        _ if !head.http11 => return Err(FramingError::Malformed("Transfer-Encoding in an HTTP/1.0 response")),
+        TransferCodings::Chunked => return Ok(Framing::Chunked),
+        TransferCodings::Unsupported => return Err(FramingError::Malformed("unsupported transfer coding")),
+        _ => return Err(FramingError::Malformed("invalid Transfer-Encoding")),
+    }
+    Ok(match length {
+        Some(n) => Framing::Length(usize::try_from(n).map_err(|_| FramingError::TooLarge)?),
+        None => Framing::UntilClose,
+    })
+}
+
+/// The interim response that tells a client waiting on `Expect: 100-continue` to send the
+/// body (RFC 9110 §15.2.1).
+pub const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::borrow::ToOwned;
+    use alloc::format;
+
+    /// Every event of `wire` fed in pieces of `split` bytes (0: all at once), with adjacent
+    /// data joined, then the end of the stream.
+    fn events(wire: &[u8], split: usize, limits: Limits) -> Vec<String> {
+        let mut r = RequestReader::new(limits);
+        let mut buf = Vec::new();
+        let mut out: Vec<String> = Vec::new();
+        let mut fed = 0;
+        loop {
+            let (used, ev) = r.read(&buf);
+            let text = match ev {
+                Event::NeedData => {
+                    buf.drain(..used);
+                    if fed == wire.len() {
+                        let ev = r.read_eof(&buf);
+                        out.push(format!("{ev:?}"));
+                        return out;
+                    }
+                    let n = if split == 0 { wire.len() } else { split.min(wire.len() - fed) };
+                    buf.extend_from_slice(&wire[fed..fed + n]);
+                    fed += n;
+                    continue;
+                }
+                Event::Data(d) => {
+                    let d = String::from_utf8_lossy(d).into_owned();
+                    match out.last_mut() {
+                        Some(last) if last.starts_with("data:") => {
+                            last.push_str(&d);
+                            buf.drain(..used);
+                            continue;
+                        }
+                        _ => format!("data:{d}"),
+                    }
+                }
+                Event::Head(h) => {
+                    format!("head:{} {} {:?} keep_alive={} expect={}", h.method, h.target, h.body, h.keep_alive, h.expect_continue)
+                }
+                Event::End => "end".to_owned(),
+                ev @ (Event::Refused(_) | Event::Closed) => {
+                    out.push(format!("{ev:?}"));
+                    return out;
+                }
+            };
+            buf.drain(..used);
+            out.push(text);
+        }
+    }
+
+    fn check(wire: &[u8], expected: &[&str]) {
+        let whole = events(wire, 0, Limits::default());
+        assert_eq!(whole, expected, "{}", String::from_utf8_lossy(wire));
+        for split in 1..8 {
+            assert_eq!(events(wire, split, Limits::default()), whole, "split {split}: {}", String::from_utf8_lossy(wire));
+        }
+    }
+
+    fn refused(status: u16) -> String {
+        format!("Refused(Refusal {{ status: {status}, reason: ")
+    }
+
+    /// `wire` is refused with `status`, after its head when `in_body`, else before any.
+    fn check_refused(wire: &[u8], status: u16, in_body: bool) {
+        let ev = events(wire, 0, Limits::default());
+        assert!(ev.last().is_some_and(|e| e.starts_with(&refused(status))), "{}: {ev:?}", String::from_utf8_lossy(wire));
+        let heads = ev.iter().filter(|e| e.starts_with("head:")).count();
+        assert_eq!(heads, usize::from(in_body), "{}: {ev:?}", String::from_utf8_lossy(wire));
+        for split in 1..4 {
+            assert_eq!(events(wire, split, Limits::default()), ev);
+        }
+    }
+
+    #[test]
+    fn controls_are_read_as_before() {
+        check(
+            b"POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhelloGET /b HTTP/1.1\r\nHost: h\r\n\r\n",
+            &[
+                "head:POST /a Length(5) keep_alive=true expect=false",
+                "data:hello",
+                "end",
+                "head:GET /b Length(0) keep_alive=true expect=false",
+                "end",
+                "Closed",
+            ],
+        );
+        check(
+            b"POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\n\r\n5;x=y\r\nhello\r\n3 ; z\r\n, w\r\n0\r\nT: v\r\n\r\n",
+            &["head:POST /a Chunked keep_alive=true expect=false", "data:hello, w", "end", "Closed"],
+        );
+        check(
+            b"\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\nConnection: Keep-Alive\r\n\r\n",
+            &["head:GET / Length(0) keep_alive=true expect=false", "end", "Closed"],
+        );
+        check(b"GET / HTTP/1.0\r\n\r\nGET / HTTP/1.0\r\n\r\n", &["head:GET / Length(0) keep_alive=false expect=false", "end", "Closed"]);
+        check(
+            b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2, 2\r\ncontent-length: 02\r\n\r\nab",
+            &["head:POST / Length(2) keep_alive=true expect=false", "data:ab", "end", "Closed"],
+        );
+        check(
+            b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nExpect: 100-Continue\r\nConnection: keep-alive, close\r\n\r\nab",
+            &["head:POST / Length(2) keep_alive=false expect=true", "data:ab", "end", "Closed"],
+        );
+        // HTTP/1.0 ignores Expect; a body-less request waits for nothing.
+        check(
+            b"POST / HTTP/1.0\r\nContent-Length: 1\r\nExpect: 100-continue\r\n\r\na",
+            &["head:POST / Length(1) keep_alive=false expect=false", "data:a", "end", "Closed"],
+        );
+        check(
+            b"GET / HTTP/1.1\r\nHost: [::1]:80\r\nExpect: 100-continue\r\n\r\n",
+            &["head:GET / Length(0) keep_alive=true expect=false", "end", "Closed"],
+        );
+    }
+
+    #[test]
+    fn every_framing_rule_refuses_what_it_must() {
+        let cases: &[(&[u8], u16)] = &[
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: xchunked\r\n\r\n", 501),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked;q=1\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \"chunked\"\r\n\r\n", 400),
+            (b"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 6\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: +5\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0x5\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5 5\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: \r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999\r\n\r\n", 413),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 999999999999999999999999\r\n\r\n", 413),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999\r\nExpect: 100-continue\r\n\r\n", 413),
+            (b"GET / HTTP/1.1\r\n\r\n", 400),
+            (b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+            (b"GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n", 400),
+            (b"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400),
+            (b"GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nExpect: 101-dance\r\n\r\n", 417),
+            (b"GET / HTTP/1.1\nHost: h\n\n", 400),
+            (b"GET / HTTP/1.1\r\nHost: h\n\r\n", 400),
+            (b"GET / HTTP/1.1\r\nHost: h\r\nX: a\rb\r\n\r\n", 400),
+            (b"GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n folded\r\n\r\n", 400),
+            (b"GET / HTTP/1.1\r\nHost : h\r\n\r\n", 400),
+            (b"GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505),
+            (b"GET / HTTP/1.1 x\r\nHost: h\r\n\r\n", 400),
+            (b"\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+            (b"\nGET / HTTP/1.1\r\nHost: h\r\n\r\n", 400),
+        ];
+        for (wire, status) in cases {
+            check_refused(wire, *status, false);
+        }
+        let in_body: &[(&[u8], u16)] = &[
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n 5\r\nhello\r\n0\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloX\r\n0\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nbad trailer\r\n\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n", 400),
+            (b"POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n900000\r\n", 413),
+        ];
+        for (wire, status) in in_body {
+            check_refused(wire, *status, true);
+        }
+    }
+
+    #[test]
+    fn limits_and_the_end_of_the_stream() {
+        let small = Limits { max_head: 64, max_headers: 2, max_body: 4 };
+        let ev = events(b"GET / HTTP/1.1\r\nHost: h\r\nX-Long: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n", 1, small);
+        assert!(ev[0].starts_with(&refused(431)), "{ev:?}");
+        let ev = events(b"GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\n\r\n", 0, small);
+        assert!(ev[0].starts_with(&refused(431)), "{ev:?}");
+        // A head of exactly max_head bytes passes.
+        let exact = format!("GET / HTTP/1.1\r\nHost: h\r\nX: {}\r\n\r\n", "a".repeat(32));
+        assert_eq!(exact.len(), 64);
+        assert_eq!(events(exact.as_bytes(), 0, small)[0], "head:GET / Length(0) keep_alive=true expect=false");
+        let over = format!("GET / HTTP/1.1\r\nHost: h\r\nX: {}\r\n\r\n", "a".repeat(33));
+        assert!(events(over.as_bytes(), 0, small)[0].starts_with(&refused(431)));
+        let ev = events(b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello", 0, small);
+        assert!(ev[0].starts_with(&refused(413)), "{ev:?}");
+        // The end of the stream: between requests, inside a head, inside a body.
+        assert_eq!(events(b"", 0, small), ["Closed"]);
+        assert_eq!(events(b"\r\n", 0, small), ["Closed"]);
+        assert!(events(b"GET / HT", 0, small)[0].starts_with(&refused(400)));
+        let ev = events(b"POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nab", 0, small);
+        assert_eq!(ev[1], "data:ab");
+        assert!(ev[2].starts_with(&refused(400)), "{ev:?}");
+        // The reader stays refused.
+        let mut r = RequestReader::new(small);
+        let bad = b"GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n";
+        assert!(matches!(r.read(bad).1, Event::Refused(_)));
+        assert!(matches!(r.read(b"GET / HTTP/1.1\r\nHost: h\r\n\r\n").1, Event::Refused(_)));
+        assert!(matches!(r.read_eof(b""), Event::Refused(_)));
+        assert!(RequestReader::new(small).is_idle());
+    }
+
+    #[test]
+    fn chunked_bodies_decode_across_splits() {
+        let wire = b"5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nx-trailer: y\r\n\r\n";
+        for split in 0..wire.len() {
+            let mut d = ChunkedDecoder::default();
+            let mut input = wire[..split].to_vec();
+            let mut out = Vec::new();
+            let mut done = d.decode(&mut input, &mut out).unwrap();
+            input.extend_from_slice(&wire[split..]);
+            if !done {
+                done = d.decode(&mut input, &mut out).unwrap();
+            }
+            assert!(done, "split {split}");
+            assert_eq!(out, b"hello, world");
+        }
+        let mut d = ChunkedDecoder::default();
+        assert!(d.decode(&mut b"zz\r\n".to_vec(), &mut Vec::new()).is_err());
+        // A chunk size that does not fit a usize, or a negative one, is refused, not a panic.
+        for bad in [&b"ffffffffffffffff0\r\n"[..], b"-5\r\n", b"+5\r\n", b"\r\n", b"5\n"] {
+            let mut d = ChunkedDecoder::default();
+            let r = d.decode(&mut bad.to_vec(), &mut Vec::new());
+            assert!(r.is_err(), "{bad:?}: {r:?}");
+            assert!(!d.is_done());
+        }
+        let mut d = ChunkedDecoder::default();
+        let mut input = b"ffffffffffffffff\r\nabc".to_vec();
+        let mut out = Vec::new();
+        assert!(!d.decode(&mut input, &mut out).unwrap(), "a huge chunk passes data through as it comes");
+        assert_eq!(out, b"abc");
+        // Bytes after the body stay for the next message.
+        let mut d = ChunkedDecoder::default();
+        let mut input = b"1\r\na\r\n0\r\n\r\nHTTP/1.1".to_vec();
+        assert!(d.decode(&mut input, &mut Vec::new()).unwrap());
+        assert_eq!(input, b"HTTP/1.1");
+        // A chunk announcing more than the limit is refused before its data arrives.
+        let mut d = ChunkedDecoder::with_limit(10);
+        assert!(!d.decode(&mut b"5\r\nhello\r\n".to_vec(), &mut Vec::new()).unwrap());
+        assert_eq!(d.decode(&mut b"6\r\n".to_vec(), &mut Vec::new()), Err(FramingError::TooLarge));
+        // A size line that never ends is refused once it is longer than a line may be.
+        let mut d = ChunkedDecoder::default();
+        assert!(d.decode(&mut [b'0'; MAX_LINE + 2].to_vec(), &mut Vec::new()).is_err());
+    }
+
+    #[test]
+    fn response_framing_refuses_what_a_client_must_not_trust() {
+        let h = |status: u16, v: &[(&str, &str)]| ResponseHead {
+            status,
+            http11: true,
+            headers: v.iter().map(|(a, b)| (String::from(*a), String::from(*b))).collect(),
+        };
+        let f = |head: ResponseHead| response_framing(&head, false);
+        assert_eq!(f(h(200, &[("content-length", "5")])), Ok(Framing::Length(5)));
+        assert_eq!(f(h(200, &[("content-length", "5, 5")])), Ok(Framing::Length(5)));
+        assert_eq!(f(h(304, &[("content-length", "5")])), Ok(Framing::Length(0)));
+        assert_eq!(response_framing(&h(200, &[("content-length", "5")]), true), Ok(Framing::Length(0)));
+        assert_eq!(f(h(200, &[])), Ok(Framing::UntilClose));
+        assert_eq!(f(h(200, &[("transfer-encoding", "Chunked")])), Ok(Framing::Chunked));
+        for bad in [
+            &[("content-length", "-1")][..],
+            &[("content-length", "+1")],
+            &[("content-length", "5"), ("content-length", "6")],
+            &[("content-length", "x")],
+            &[("transfer-encoding", "chunked"), ("content-length", "5")],
+            &[("transfer-encoding", "xchunked")],
+            &[("transfer-encoding", "chunked, gzip")],
+            &[("transfer-encoding", "gzip, chunked")],
+        ] {
+            assert!(f(h(200, bad)).is_err(), "{bad:?}");
+        }
+        let mut old = h(200, &[("transfer-encoding", "chunked")]);
+        old.http11 = false;
+        assert!(f(old.clone()).is_err(), "Transfer-Encoding in HTTP/1.0 is faulty framing");
+        assert!(!old.keep_alive());
+        assert!(!h(200, &[("connection", "keep-alive, Close")]).keep_alive());
+        assert!(h(200, &[("connection", "keep-alive")]).keep_alive());
+        assert!(h(100, &[]).is_interim() && !h(101, &[]).is_interim() && !h(200, &[]).is_interim());
+
+        assert_eq!(parse_response_head(&[b'a'; 100], 64, 16), Err(FramingError::TooLarge));
+        assert_eq!(parse_response_head(b"HTTP/1.1 200 OK\r\n", 64, 16), Ok(None));
+        let (head, len) = parse_response_head(b"HTTP/1.0 200 OK\r\nx: y\r\n\r\nbody", 64, 16).unwrap().unwrap();
+        assert_eq!((head.status, head.http11, len), (200, false, 25));
+    }
+}
