@@ -97,7 +97,7 @@ fuzz-smoke:
 	cd fuzz && $(FUZZ_RUN) v03_json_decode corpus/v03_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	cd fuzz && $(FUZZ_RUN) service_params corpus/service_params -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
 	cd fuzz && $(FUZZ_RUN) engine_calls corpus/engine_calls -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	for t in jsonrpc_request rest_request grpc_request sse_decoder http1_response jcs; do \
+	for t in jsonrpc_request rest_request grpc_request sse_decoder http1_response http1_request jcs; do \
 	  (cd fuzz && $(FUZZ_RUN) $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048) || exit 1; \
 	done
 

@@ -13,8 +13,9 @@ rest = os.path.join(root, "corpus", "rest_request")
 grpc = os.path.join(root, "corpus", "grpc_request")
 sse = os.path.join(root, "corpus", "sse_decoder")
 http1 = os.path.join(root, "corpus", "http1_response")
+http1_request = os.path.join(root, "corpus", "http1_request")
 jcs = os.path.join(root, "corpus", "jcs")
-for d in list(out.values()) + [params, engine, rpc, rest, grpc, sse, http1, jcs]:
+for d in list(out.values()) + [params, engine, rpc, rest, grpc, sse, http1, http1_request, jcs]:
     os.makedirs(d, exist_ok=True)
 
 
@@ -44,12 +45,19 @@ for sample in [b'\x00HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}',
                b'\x04data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t"}}}\n\n',
                b'\x06\x00\x00\x00\x00\x04\x0a\x02\x74\x31']:
     put(http1, sample)
+# Requests: every conversation of the framing table, its bytes as one client sends them.
+framing = json.load(open(os.path.join(vectors, "http1", "framing.json")))
+for case in framing["cases"]:
+    sent = "".join(s["send"] for s in case["steps"] if "send" in s)
+    put(http1_request, sent.replace("{host}", "127.0.0.1:7420").replace("{rpc}", "/a2a/jsonrpc").encode())
 # Engine scripts: (op, arg) byte pairs.
 for sample in [bytes([0, 1, 8, 2, 9, 3, 8, 3]), bytes([2, 0, 8, 2, 3, 0, 9, 1, 11, 0, 8, 3]), bytes([0, 0, 10, 0, 4, 0, 4, 0, 6, 2])]:
     put(engine, sample)
 n = 0
 for path in sorted(glob.glob(os.path.join(vectors, "**", "*.json"), recursive=True)):
     v = json.load(open(path))
+    if v.get("type") == "http1-framing":
+        continue  # seeded above
     if v.get("type") == "jcs":
         for d in v["documents"]:
             put(jcs, d["input"].encode())

@@ -152,6 +152,7 @@ def main():
     ap.add_argument("--rust-echo", help="also measure this build of bench/src/bin/echo_server.rs (the Rust demo agent on the host the bindings use)")
     ap.add_argument("--py", help="also measure the Python demo agent on the ready server (py-ready) and mounted under uvicorn (py-asgi), run by this Python (a venv with a2a_wire and a2a-sdk), which then runs the SDK server too")
     ap.add_argument("--node", action="store_true", help="also measure the Node demo agent on the ready server (node-ready, examples/node/agent.mjs) and under Express (node-express, examples/node/express.mjs); examples/node must have a2a-wire installed (bench/node/run.sh does it)")
+    ap.add_argument("--baseline", help="also measure this other build of a2a-wire (`serve --store memory`) as a2a-wire-baseline: a before/after comparison in one sitting")
     ap.add_argument("--only", help="comma-separated server names to measure (SSE and memory are then skipped)")
     ap.add_argument("--out", default=str(TARGET / "bench-server.json"))
     args = ap.parse_args()
@@ -167,6 +168,8 @@ def main():
     specs.append(("a2a-wire", lambda p: [str(REL / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{p}", "--store", "memory"], "/a2a/jsonrpc", True))
     db = TARGET / "bench-store.db"
     specs.append(("a2a-wire-sqlite", lambda p: [str(REL / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{p}", "--store", str(db)], "/a2a/jsonrpc", True))
+    if args.baseline:
+        specs.append(("a2a-wire-baseline", lambda p: [str(Path(args.baseline).resolve()), "serve", "--addr", f"127.0.0.1:{p}", "--store", "memory"], "/a2a/jsonrpc", True))
     specs.append(("floor", lambda p: [str(REL / "floor-server"), "--addr", f"127.0.0.1:{p}", "--body", str(TARGET / "bench-floor-body.json")], "/a2a/jsonrpc", False))
     if args.rust_echo:
         specs.append(("rust-echo", lambda p: [str(Path(args.rust_echo).resolve()), f"127.0.0.1:{p}", "future", "silent"], "/a2a/jsonrpc", True))
@@ -239,7 +242,8 @@ def main():
     finally:
         srv.stop()
     port = free_port()
-    floor = Server("floor-sse", specs[2][1](port), port, "", card=False)
+    floor_cmd = next(cmd for name, cmd, *_ in specs if name == "floor")
+    floor = Server("floor-sse", floor_cmd(port), port, "", card=False)
     try:
         size = max(1, one["bytes_per_event"] - 8)
         floor_one = load("floor-sse", "--addr", f"127.0.0.1:{port}", "--n", "200000", "--size", str(size))

@@ -3,7 +3,8 @@
 #
 #   ffi-c/tests/run.sh PREFIX
 #
-# 1. the C tests built with gcc through pkg-config, linked dynamically and statically, run;
+# 1. the C tests built with gcc through pkg-config, linked dynamically and statically, run
+#    (test_framing.c: the HTTP/1.1 framing table's smuggling cases against the ready server);
 # 2. the examples (C, and the C++ embedding with g++) built through CMake's find_package,
 #    dynamically and statically; the C agent and client talk over loopback;
 # 3. the C tests, the C agent and the C++ embedding under AddressSanitizer +
@@ -31,7 +32,7 @@ STATIC="-L$PREFIX/lib -Wl,-Bstatic -la2a_wire -Wl,-Bdynamic -lpthread -ldl -lm"
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 VALGRIND="valgrind -q --num-callers=40 --suppressions=$ROOT/ffi-c/tests/valgrind.supp --leak-check=full --error-exitcode=9 --errors-for-leak-kinds=definite,indirect,possible"
 T="timeout 600"
-TESTS=${C_TESTS:-"api loopback vectors receiver"}
+TESTS=${C_TESTS:-"api loopback vectors receiver framing"}
 run() { # name, command...
   name=$1; shift
   printf '%s: ' "$name"
@@ -49,7 +50,7 @@ ldd "$B/test_api" | grep -q "liba2a_wire.so.0 => $PREFIX/lib/liba2a_wire.so.0" |
 ! ldd "$B/test_api_static" | grep -q liba2a_wire || { echo "the static build loads liba2a_wire.so"; exit 1; }
 VEC="$ROOT/tests/vectors"
 for t in $TESTS; do
-  arg=""; [ "$t" = vectors ] && arg=$VEC
+  arg=""; [ "$t" = vectors ] && arg=$VEC; [ "$t" = framing ] && arg=$VEC/http1/framing.json
   run "dynamic $t" $T "$B/test_$t" $arg
   run "static $t" $T "$B/test_${t}_static" $arg
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run "asan+ubsan $t" $T "$B/test_${t}_asan" $arg

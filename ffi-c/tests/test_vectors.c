@@ -548,6 +548,7 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
     else if (strstr(path, "/errors/")) vectors_seen[4]++; /* rendering: the service's answers show it (http/) */
     else if (strstr(path, "/jcs/")) vectors_seen[4]++; /* RFC 8785: the core's canonicalizer, not in the C API yet */
     else if (strstr(path, "/signing/")) vectors_seen[4]++; /* card signatures: not in the C API yet */
+    else if (strstr(path, "/http1/")) vectors_seen[4]++; /* HTTP/1.1 framing: test_framing.c, against the ready server */
     else run_message(v), vectors_seen[0]++;
   }
   cJSON_Delete(v);

@@ -11,33 +11,8 @@ use a2a_wire::op::{Operation, Request};
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::v1;
 use a2a_wire::version::ProtocolVersion;
-use http1::{parse_response_head, response_framing, ChunkedDecoder, Limits};
+use a2a_wire::http1::{parse_response_head, response_framing, ChunkedDecoder};
 use libfuzzer_sys::fuzz_target;
-
-/// The transport's own HTTP/1.1 module, compiled here without the rest of the transport
-/// (TLS with ring, HTTP/2, the server), which the sanitizer build would otherwise compile
-/// for nothing: it is the same source file the client and server use.
-#[allow(dead_code, unused_imports)]
-#[path = "../../transport/src/http1.rs"]
-mod http1;
-
-/// What `http1` takes from the transport's `io` module.
-mod io {
-    /// A time limit passed.
-    #[derive(Debug)]
-    pub struct TimedOut;
-
-    /// `f`, or `TimedOut` after `d`.
-    pub async fn timeout<T>(d: std::time::Duration, f: impl std::future::Future<Output = T>) -> Result<T, TimedOut> {
-        use smol::future::FutureExt;
-        async { Ok(f.await) }
-            .or(async {
-                smol::Timer::after(d).await;
-                Err(TimedOut)
-            })
-            .await
-    }
-}
 
 const LIMIT: usize = 4096;
 
@@ -60,11 +35,11 @@ fn chunked(parts: &[&[u8]]) -> (Vec<u8>, Option<bool>, usize) {
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, input)) = data.split_first() else { return };
-    let limits = Limits { max_head: 512, max_headers: 16, ..Limits::default() };
-    match parse_response_head(input, &limits) {
+    match parse_response_head(input, 512, 16) {
         Ok(Some((head, len))) => {
             assert!(len <= 512 && len <= input.len());
-            let _ = response_framing(head.status, &head.headers, mode & 1 == 1);
+            let _ = response_framing(&head, mode & 1 == 1);
+            let _ = (head.keep_alive(), head.is_interim());
         }
         Ok(None) => assert!(input.len() <= 512),
         Err(_) => {}

@@ -26,3 +26,17 @@ fn task_state_diagram_is_generated_from_the_transition_table() {
     );
     check("docs/task-states.md", &doc);
 }
+
+#[test]
+fn the_framing_table_in_interop_md_is_generated_from_the_vectors() {
+    let (start, end) = ("<!-- framing-table:start -->\n", "<!-- framing-table:end -->");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../INTEROP.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (Some(a), Some(b)) = (text.find(start), text.find(end)) else { panic!("INTEROP.md lacks the framing table's markers") };
+    let mut table = String::from("| case | rule | RFC | a2a-wire answers |\n|---|---|---|---|\n");
+    for c in a2a_wire_tests::framing::cases() {
+        table.push_str(&format!("| `{}` | {} | {} | {} |\n", c.name, c.rule, c.rfc, c.answers()));
+    }
+    let doc = format!("{}{start}{table}{}", &text[..a], &text[b..]);
+    check("INTEROP.md", &doc);
+}

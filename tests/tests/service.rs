@@ -712,3 +712,55 @@ fn a_run_started_just_before_shutdown_is_known_to_the_host_before_it_is_stopped(
     w.service.handle_slow_consumer(CallId(call.0 + 1000));
     assert!(w.service.poll_output().is_none());
 }
+
+/// A request head without its body, as a host that waits to send `100 Continue` has it.
+fn head<'a>(method: &'a str, target: &'a str, headers: &'a [(&'a str, &'a str)]) -> HttpRequest<'a> {
+    HttpRequest { method, target, headers, body: b"" }
+}
+
+#[test]
+fn a_head_alone_is_refused_only_for_what_its_body_cannot_change() {
+    use a2a_wire::service::HeadCheck;
+    let mut c = card();
+    c.capabilities.as_mut().unwrap().streaming = Some(false);
+    let mut config = ServiceConfig::new(c);
+    config.authenticate = true;
+    config.limits.max_body = 1000;
+    let w = World::with(config);
+    let json = [("A2A-Version", "1.0"), ("Content-Type", "application/json")];
+    let status = |check: HeadCheck| match check {
+        HeadCheck::Answer(r) => r.status,
+        other => panic!("{other:?}"),
+    };
+    // No such route, or no such verb: the endpoint's own answers.
+    assert_eq!(status(w.service.check_head(&head("POST", "/nowhere", &json), Some(10))), 404);
+    assert_eq!(status(w.service.check_head(&head("GET", "/a2a/jsonrpc", &json), Some(10))), 405);
+    assert_eq!(status(w.service.check_head(&head("PUT", "/a2a/rest/message:send", &json), Some(10))), 405);
+    // A body over the limit, a version the interface does not serve: in the binding's shape.
+    let HeadCheck::Answer(r) = w.service.check_head(&head("POST", "/a2a/jsonrpc", &json), Some(1001)) else { panic!() };
+    assert!(String::from_utf8_lossy(&r.body).contains("exceeds the limit"), "{r:?}");
+    let old = [("A2A-Version", "9.9")];
+    let HeadCheck::Answer(r) = w.service.check_head(&head("POST", "/a2a/jsonrpc", &old), Some(10)) else { panic!() };
+    assert!(String::from_utf8_lossy(&r.body).contains("-32009"), "VersionNotSupported as a JSON-RPC error: {r:?}");
+    assert_eq!(status(w.service.check_head(&head("POST", "/a2a/rest/message:send", &old), Some(10))), 400);
+    // HTTP+JSON names the operation in its route: a capability the card lacks is known now.
+    let HeadCheck::Answer(r) = w.service.check_head(&head("POST", "/a2a/rest/message:stream", &json), Some(10)) else { panic!() };
+    assert!(String::from_utf8_lossy(&r.body).contains("UNSUPPORTED_OPERATION"), "{r:?}");
+    // ... and so are the credentials to judge, with the operation and tenant they are for.
+    let auth = [("A2A-Version", "1.0"), ("Authorization", "Bearer x")];
+    let HeadCheck::Authenticate(h) = w.service.check_head(&head("POST", "/a2a/rest/acme/message:send", &auth), Some(10)) else { panic!() };
+    let req = h.request();
+    assert_eq!((req.method, req.tenant.as_str(), req.call), (a2a_wire::op::Method::SendMessage, "acme", CallId(0)));
+    assert_eq!(req.headers, vec![(String::from("Authorization"), String::from("Bearer x"))]);
+    let refusal = w.service.refuse_head(&h, A2aError::new(ErrorKind::Unauthenticated));
+    assert_eq!(refusal.status, 401);
+    assert!(String::from_utf8_lossy(&refusal.body).contains("UNAUTHENTICATED"));
+    // JSON-RPC names its method in the body: nothing more to judge from the head; nor from
+    // the card's path, or a chunked body whose size is not known yet.
+    assert_eq!(w.service.check_head(&head("POST", "/a2a/jsonrpc", &json), Some(10)), HeadCheck::Continue);
+    assert_eq!(w.service.check_head(&head("GET", "/.well-known/agent-card.json", &[]), None), HeadCheck::Continue);
+    assert!(matches!(w.service.check_head(&head("POST", "/a2a/rest/message:send", &auth), None), HeadCheck::Authenticate(_)));
+    // Without authentication the same head is let through.
+    let w = World::new();
+    assert_eq!(w.service.check_head(&head("POST", "/a2a/rest/message:send", &auth), Some(10)), HeadCheck::Continue);
+}

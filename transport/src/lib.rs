@@ -13,7 +13,9 @@
 //!   JS agents take), with [`server::RunningServer`] to run it all on threads of its own.
 //! - [`client::Client`] fetches a card, selects an interface and runs the eleven operations
 //!   on the core's step-function client; streams are [`client::EventStream`]s.
-//! - [`http1::Limits`] bounds head and body sizes, read times, idle time and connections;
+//! - [`http1`] drives the core's HTTP/1.1 framing ([`a2a_wire::http1::RequestReader`], by
+//!   RFC 9112: no request smuggling, `Expect: 100-continue`) on the socket;
+//!   [`http1::Limits`] bounds head and body sizes, read times, idle time and connections;
 //!   [`client::ClientOptions`] bounds what a client accepts and how long it waits.
 //! - [`tls`]: TLS with rustls for the server (`ServerConfig::tls`; HTTP/1.1 and HTTP/2 by
 //!   ALPN on one port, the certificate replaceable while serving), the client
