@@ -11,36 +11,22 @@ Every server listens on 127.0.0.1; every curl is bounded by --max-time.
 
 import argparse
 import base64
+import importlib.util
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def wait(port, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("the server did not start")
+# Port picking and waiting are the interop runner's (tests/interop/run.py).
+_spec = importlib.util.spec_from_file_location("interop_run", ROOT / "tests" / "interop" / "run.py")
+_interop = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_interop)
+free_port, wait_port = _interop.free_port, _interop.wait_port
 
 
 def curl(url, body_path, expect):
@@ -74,7 +60,7 @@ def main():
         port = free_port()
         proc = subprocess.Popen([b, "serve", "--addr", f"127.0.0.1:{port}", "--store", "memory"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            wait(port)
+            wait_port(port, proc)
             url = f"http://127.0.0.1:{port}/a2a/jsonrpc"
             with_, without = [], []
             curl(url, body, False)

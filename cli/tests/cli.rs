@@ -6,46 +6,22 @@ use a2a_wire::client::TaskTracker;
 use a2a_wire::v1;
 use a2a_wire_smol::agent::text_part;
 use a2a_wire_smol::Client;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_a2a-wire");
-
-fn free_addr() -> SocketAddr {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap()
-}
-
-struct Served(Child);
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+mod common;
+use common::{free_addr, Served, BIN};
 
 fn serve(addr: SocketAddr, store: &Path) -> Served {
     serve_with(addr, store, &[])
 }
 
 fn serve_with(addr: SocketAddr, store: &Path, extra: &[&str]) -> Served {
-    let child = Command::new(BIN)
-        .args(["serve", "--addr", &addr.to_string(), "--store"])
-        .arg(store)
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Served(child)
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--store".as_ref(), store.as_os_str()];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+    common::serve_args(addr, &args)
 }
 
 fn temp_store(name: &str) -> PathBuf {

@@ -5,36 +5,17 @@
 //! decide.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_a2a-wire");
-
-struct Served(Child);
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+mod common;
+use common::Served;
 
 fn serve(extra: &[&str]) -> (Served, SocketAddr) {
-    let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-    let child = Command::new(BIN)
-        .args(["serve", "--addr", &addr.to_string(), "--store", "memory"])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "the server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Served(child), addr)
+    let addr = common::free_addr();
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--store".as_ref(), "memory".as_ref()];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+    (common::serve_args(addr, &args), addr)
 }
 
 #[test]

@@ -505,6 +505,11 @@ impl RequestReader {
         let head = &input[skip..];
         // Only the first max_head bytes can hold a head.
         let window = &head[..head.len().min(self.limits.max_head)];
+        // The input only grows between calls (the contract); should a host pass less, the
+        // scan starts over rather than index past the end.
+        if scan.scanned > window.len() || scan.line_start > scan.scanned {
+            *scan = HeadScan { leading: scan.leading, ..HeadScan::default() };
+        }
         let mut end = None;
         while let Some(p) = window[scan.scanned..].iter().position(|b| *b == b'\n') {
             let lf = scan.scanned + p;
@@ -1156,6 +1161,11 @@ mod tests {
         assert!(matches!(r.read(b"GET / HTTP/1.1\r\nHost: h\r\n\r\n").1, Event::Refused(_)));
         assert!(matches!(r.read_eof(b""), Event::Refused(_)));
         assert!(RequestReader::new(small).is_idle());
+        // A host that breaks the contract (less input than before) gets no panic.
+        let mut r = RequestReader::new(small);
+        assert_eq!(r.read(b"GET / HTTP/1.1\r\nHost: h\r\nX").1, Event::NeedData);
+        assert_eq!(r.read(b"GE").1, Event::NeedData);
+        assert!(matches!(r.read(b"GET / HTTP/1.1\r\nHost: h\r\n\r\n").1, Event::Head(_)));
     }
 
     #[test]

@@ -14,6 +14,7 @@ or keeps the connection as the table says.
 """
 
 import argparse
+import importlib.util
 import json
 import socket
 import subprocess
@@ -25,13 +26,11 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = json.loads((ROOT / "tests" / "vectors" / "http1" / "framing.json").read_text())
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+# Port picking and waiting are the interop runner's (run.py, next to this file).
+_spec = importlib.util.spec_from_file_location("interop_run", Path(__file__).with_name("run.py"))
+_interop = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_interop)
+free_port, wait_port = _interop.free_port, _interop.wait_port
 
 
 def fill(s, buf):
@@ -87,7 +86,8 @@ def read_answer(s, buf):
 
 def run_case(port, rpc, case):
     """What the server answered: a list of statuses (None: nothing came), then 'close' or
-    'keep open' where the table asks."""
+    'keep open' where the table asks; equal to `expected(case)` when it passes. (The Python
+    binding's tests use it against the ready server.)"""
     host = f"127.0.0.1:{port}"
     got = []
     with socket.create_connection(("127.0.0.1", port), timeout=3) as s:
@@ -145,15 +145,14 @@ def rpc_path(port):
 
 
 def wait(port, proc, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
+    """The server's JSON-RPC path, once it answers with its card."""
+    wait_port(port, proc, timeout)
+    for _ in range(100):
         try:
             return rpc_path(port)
         except (OSError, ValueError, json.JSONDecodeError):
             time.sleep(0.3)
-    raise RuntimeError("server did not start")
+    raise RuntimeError("the server listens but serves no card")
 
 
 def main():
