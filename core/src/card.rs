@@ -122,15 +122,13 @@ fn same_interface(a: &v1::AgentInterface, b: &v1::AgentInterface) -> bool {
     same_url && binding == Binding::parse(&b.protocol_binding) && a.protocol_version == b.protocol_version
 }
 
-/// A gRPC interface URL as v0.3 cards write every interface URL: absolute
-/// (`http://host:port`; the v0.3 specification's examples and the clients that parse the URL
-/// for its host and port need the scheme). URLs that have one are kept.
+/// A gRPC interface URL as the v0.3 releases' clients dial it: a gRPC target, `host:port`.
+/// They hand the card's URL to their gRPC channel as it is, and a scheme makes it a name that
+/// does not resolve (a2a-sdk 0.3.24 "Misformatted domain name", a2a-go v0.3.15 "too many
+/// colons in address", @a2a-js/sdk 0.3.14 "Name resolution failed for target
+/// dns:http://..."); so the scheme and a trailing slash are dropped.
 fn v03_grpc_url(url: &str) -> String {
-    if url.contains("://") {
-        String::from(url)
-    } else {
-        alloc::format!("http://{url}")
-    }
+    String::from(grpc_target(url))
 }
 
 /// Reads an Agent Card document of either version, or both (see the module docs). The card
@@ -183,8 +181,8 @@ pub fn publish(card: &v1::AgentCard) -> Result<Vec<u8>, crate::codec::EncodeErro
         return Ok(v1_json);
     };
     let mut old = old;
-    // v0.3 writes every interface URL absolute, gRPC ones too; v1.0 cards (the
-    // `supportedInterfaces` above) keep the bare `host:port` the official v1.0 clients dial.
+    // gRPC URLs as the v0.3 clients dial them (a bare `host:port`, see `v03_grpc_url`); the
+    // v1.0 fields (the `supportedInterfaces` above) keep the URL as configured.
     if old.get("preferredTransport").and_then(serde_json::Value::as_str) == Some("GRPC") {
         if let Some(serde_json::Value::String(u)) = old.get_mut("url") {
             *u = v03_grpc_url(u);
@@ -433,23 +431,26 @@ mod tests {
     }
 
     #[test]
-    fn v03_fields_write_grpc_urls_absolute_and_v1_fields_keep_host_and_port() {
+    fn v03_fields_write_grpc_urls_as_grpc_targets_and_v1_fields_keep_them() {
         let mut c = card(vec![
             iface("a.example:50051", "GRPC", "1.0", ""),
-            iface("a.example:50051", "GRPC", "0.3", ""),
+            iface("http://a.example:50051/", "GRPC", "0.3", ""),
             iface("http://a.example/v03", "JSONRPC", "0.3", ""),
+            iface("https://b.example:443", "GRPC", "0.3", ""),
         ]);
         c.capabilities = Some(v1::AgentCapabilities::default());
         let bytes = publish(&c).unwrap();
         let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        assert_eq!(doc["supportedInterfaces"][1]["url"], "a.example:50051", "v1.0 cards keep host:port");
-        assert_eq!((doc["url"].as_str(), doc["preferredTransport"].as_str()), (Some("http://a.example:50051"), Some("GRPC")));
+        assert_eq!(doc["supportedInterfaces"][0]["url"], "a.example:50051", "v1.0 cards keep host:port");
+        assert_eq!(doc["supportedInterfaces"][1]["url"], "http://a.example:50051/", "and the URL as configured");
+        assert_eq!((doc["url"].as_str(), doc["preferredTransport"].as_str()), (Some("a.example:50051"), Some("GRPC")));
         let extra = doc["additionalInterfaces"].as_array().unwrap();
-        assert!(extra.iter().any(|i| i["transport"] == "GRPC" && i["url"] == "http://a.example:50051"), "{extra:?}");
+        assert!(extra.iter().all(|i| i["transport"] != "GRPC" || !i["url"].as_str().unwrap().contains("://")), "{extra:?}");
+        assert!(extra.iter().any(|i| i["transport"] == "GRPC" && i["url"] == "b.example:443"), "{extra:?}");
         assert!(extra.iter().any(|i| i["transport"] == "JSONRPC" && i["url"] == "http://a.example/v03"));
         // Read back: the absolute and the bare form are one interface, not two.
         let v = read_card(&bytes).unwrap();
-        assert_eq!(v.card.supported_interfaces.len(), 3, "{:?}", v.card.supported_interfaces);
+        assert_eq!(v.card.supported_interfaces.len(), 4, "{:?}", v.card.supported_interfaces);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! answer's head, body bytes, end and trailers) and that tells it what to do next
 //! ([`Step`]): send a request, read more, take an event, or the result. Everything the
 //! protocol decides is in here — the request's headers and framing, the HTTP+JSON
-//! SubscribeToTask retry as POST on 405, whether an answer is a stream, the stream's
+//! SubscribeToTask retry with the other verb on a method error, whether an answer is a stream, the stream's
 //! framing, error classification, limits on what a server may send, and tracking the task —
 //! so a binding on fetch, httpx or libcurl only moves bytes:
 //!
@@ -92,7 +92,25 @@ impl TaskTracker {
 
     /// Applies one stream event (a Task snapshot replaces what is known). Events for another
     /// task, or that break the state machine, are refused and change nothing.
+    ///
+    /// A tracker that knows no task yet takes its ids from a first status or artifact update:
+    /// the v0.3 releases (a2a-sdk 0.3.24, a2a-go v0.3.15) open `tasks/resubscribe` with a
+    /// status update, not with the Task, and the Task is then built from the events.
     pub fn on_event(&mut self, event: &v1::StreamResponse, now: Timestamp) -> Result<(), Rejection> {
+        use v1::stream_response::Payload;
+        if self.record.task.id.is_empty() {
+            let ids = match &event.payload {
+                Some(Payload::StatusUpdate(u)) => Some((&u.task_id, &u.context_id)),
+                Some(Payload::ArtifactUpdate(u)) => Some((&u.task_id, &u.context_id)),
+                _ => None,
+            };
+            if let Some((task_id, context_id)) = ids.filter(|(t, _)| !t.is_empty()) {
+                let mut record = TaskRecord::new(v1::Task { id: task_id.clone(), context_id: context_id.clone(), ..Default::default() });
+                record.apply_stream_event(event, now)?;
+                self.record = record;
+                return Ok(());
+            }
+        }
         self.record.apply_stream_event(event, now)
     }
 
@@ -161,8 +179,9 @@ impl Default for ClientLimits {
 ///   extensions are declared, and the interface's `tenant` when the operation names none.
 /// - JSON-RPC stream events are unwrapped from their JSON-RPC responses; HTTP+JSON events are
 ///   bare `StreamResponse`s; gRPC events are length-prefixed messages.
-/// - HTTP+JSON `SubscribeToTask` is sent as GET; [`Client::retry`] gives the POST to send once
-///   when the server answers 405 (servers are split on the verb).
+/// - HTTP+JSON `SubscribeToTask` is sent as POST in v1.0 and GET in v0.3 (what the deployed
+///   servers of each version route); [`Client::retry`] gives the other verb to send once when
+///   the server answers with a method error (405, 501, MethodNotFound).
 #[derive(Clone, Debug)]
 pub struct Client {
     iface: SelectedInterface,
@@ -184,8 +203,9 @@ pub struct PreparedCall {
     version: crate::version::ProtocolVersion,
     /// The tenant the operation names (after the interface's default).
     tenant: String,
-    /// The POST to try once if a GET subscribe is answered 405.
-    post_fallback: Option<OutgoingRequest>,
+    /// The other verb of an HTTP+JSON subscribe, to try once if the first is answered with a
+    /// method error.
+    method_fallback: Option<OutgoingRequest>,
 }
 
 impl PreparedCall {
@@ -271,7 +291,7 @@ impl Client {
         let id = Value::from(self.next_id);
         self.next_id += 1;
         let version = self.iface.version;
-        let (request, post_fallback) = match self.iface.binding {
+        let (request, method_fallback) = match self.iface.binding {
             Binding::JsonRpc => {
                 let mut body = Vec::new();
                 jsonrpc::encode_request(&id, version, &operation, &mut body)?;
@@ -296,12 +316,21 @@ impl Client {
                     (true, false) => ("application/json", "application/json"),
                     (false, false) => (rest::CONTENT_TYPE, "application/a2a+json, application/json"),
                 };
-                let req = OutgoingRequest { method: verb, url: join(&self.iface.url, &path), headers: self.headers(ctype, accept), body };
-                let fallback = (method == Method::SubscribeToTask).then(|| OutgoingRequest {
-                    method: "POST",
-                    body: Vec::from(&b"{}"[..]),
-                    ..req.clone()
-                });
+                let mut req =
+                    OutgoingRequest { method: verb, url: join(&self.iface.url, &path), headers: self.headers(ctype, accept), body };
+                let mut fallback = None;
+                if method == Method::SubscribeToTask {
+                    // The v1.0 proto says GET, its prose POST (§5.3, §11.3.2); the deployed v1.0
+                    // servers route POST only (a2a-go v2.3.1 reads a GET as GetTask,
+                    // @a2a-js/sdk 1.0.0-beta.0 as an unknown task), so POST goes first and GET
+                    // follows a method error. The v0.3 releases route GET only (a2a-sdk
+                    // 0.3.24's `/v1/tasks/{id}:subscribe`): GET first, then POST.
+                    let post = OutgoingRequest { method: "POST", body: Vec::from(&b"{}"[..]), ..req.clone() };
+                    let get = OutgoingRequest { method: "GET", body: Vec::new(), ..req.clone() };
+                    let (first, second) = if version.is_legacy() { (get, post) } else { (post, get) };
+                    req = first;
+                    fallback = Some(second);
+                }
                 (req, fallback)
             }
             Binding::Grpc => {
@@ -320,11 +349,11 @@ impl Client {
             }
             Binding::Custom(ref b) => return Err(ClientError::Local(alloc::format!("binding {b} is not supported"))),
         };
-        Ok(PreparedCall { request, method, id, binding: self.iface.binding.clone(), version, tenant, post_fallback })
+        Ok(PreparedCall { request, method, id, binding: self.iface.binding.clone(), version, tenant, method_fallback })
     }
 
     /// The request to send once more after `answer`, if the binding's rules call for it (an
-    /// HTTP+JSON GET subscribe answered 405 is retried as POST).
+    /// HTTP+JSON subscribe answered with a method error is retried with the other verb).
     pub fn retry(&self, call: &mut PreparedCall, answer: &HttpResponse) -> Option<OutgoingRequest> {
         retry_request(call, answer)
     }
@@ -370,8 +399,8 @@ impl Client {
         if let Some(id) = &previous.last_event_id {
             let name = if call.binding == Binding::Grpc { crate::server::LAST_EVENT_ID_HEADER } else { "Last-Event-ID" };
             call.request.headers.push((String::from(name), id.clone()));
-            if let Some(post) = call.post_fallback.as_mut() {
-                post.headers.push((String::from(name), id.clone()));
+            if let Some(other) = call.method_fallback.as_mut() {
+                other.headers.push((String::from(name), id.clone()));
             }
         }
         let mut x = Exchange::new(call, previous.limits);
@@ -753,7 +782,7 @@ impl Exchange {
             XState::Body => {
                 self.head.trailers = trailers.to_vec();
                 if self.is_streaming() {
-                    // The GET subscribe answered 405: the binding's rule is one POST retry.
+                    // A subscribe answered with a method error: one retry with the other verb.
                     if let Some(again) = retry_request(&mut self.call, &self.head) {
                         self.head = HttpResponse::default();
                         self.state = XState::ToSend(again);
@@ -845,10 +874,17 @@ impl Exchange {
 }
 
 fn retry_request(call: &mut PreparedCall, answer: &HttpResponse) -> Option<OutgoingRequest> {
-    if answer.status == 405 {
-        return call.post_fallback.take();
+    call.method_fallback.as_ref()?;
+    // A method error: the verb is not routed (405, 501), or the server says the method does
+    // not exist (MethodNotFound: JSON-RPC -32601, gRPC UNIMPLEMENTED, reason METHOD_NOT_FOUND).
+    let method_error = matches!(answer.status, 405 | 501)
+        || (answer.status >= 400
+            && matches!(classify_for(call.version, answer.status, &answer.body), crate::error::Received::A2a(e) if e.kind() == crate::error::ErrorKind::MethodNotFound));
+    if method_error {
+        call.method_fallback.take()
+    } else {
+        None
     }
-    None
 }
 
 #[cfg(test)]
@@ -955,12 +991,13 @@ mod exchange_tests {
         // The connection drops here; the exchange is what the host had.
         let mut again = client.resume(&x).unwrap().expect("a working task resumes");
         let Step::Send(req) = again.poll(Timestamp::default()) else { panic!("a request first") };
-        assert_eq!((req.method, req.url.as_str()), ("GET", "http://h:1/a2a/rest/acme/tasks/t1:subscribe"));
+        assert_eq!((req.method, req.url.as_str()), ("POST", "http://h:1/a2a/rest/acme/tasks/t1:subscribe"));
         assert!(req.headers.iter().any(|(k, v)| k == "Last-Event-ID" && v == "00000001-1"), "{:?}", req.headers);
         assert_eq!(again.task().task().id, "t1", "the tracker goes on");
         assert_eq!(again.last_event_id(), Some("00000001-1"));
-        // The GET's POST fallback names it too.
-        let fallback = again.call.post_fallback.clone().expect("a POST fallback");
+        // The POST's GET fallback names it too.
+        let fallback = again.call.method_fallback.clone().expect("a GET fallback");
+        assert_eq!(fallback.method, "GET");
         assert!(fallback.headers.iter().any(|(k, _)| k == "Last-Event-ID"));
         // A settled task has nothing to resume.
         again.handle_head(200, &[(String::from("content-type"), String::from("text/event-stream"))]);
@@ -1010,5 +1047,95 @@ mod exchange_tests {
         let Some(mut again) = Client::new(grpc_iface()).resume(&x).unwrap() else { panic!("resumable") };
         let Step::Send(req) = again.poll(Timestamp::default()) else { panic!("a request first") };
         assert!(req.headers.iter().any(|(k, v)| k == "last-event-id" && v == "0000000a-7"), "{:?}", req.headers);
+    }
+
+    fn rest_subscribe(version: ProtocolVersion) -> Exchange {
+        let iface = SelectedInterface {
+            url: String::from("http://h:1/a2a/rest"),
+            binding: Binding::HttpJson,
+            version,
+            tenant: String::new(),
+            index: 0,
+        };
+        let op = Operation::Task(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: String::from("t1"), ..Default::default() }));
+        Client::new(iface).start(op).unwrap()
+    }
+
+    fn sent(x: &mut Exchange) -> (&'static str, String) {
+        let Step::Send(req) = x.poll(Timestamp::default()) else { panic!("a request") };
+        (req.method, req.url)
+    }
+
+    #[test]
+    fn an_http_json_subscribe_tries_the_verb_its_version_routes_then_the_other_on_a_method_error() {
+        // v1.0: POST first (a2a-go v2.3.1 and @a2a-js/sdk 1.0.0-beta.0 route POST only).
+        let mut x = rest_subscribe(ProtocolVersion::V1_0);
+        assert_eq!(sent(&mut x), ("POST", String::from("http://h:1/a2a/rest/tasks/t1:subscribe")));
+        x.handle_head(405, &[]);
+        x.handle_end(&[]);
+        assert_eq!(sent(&mut x).0, "GET", "a 405 brings the other verb");
+        x.handle_head(405, &[]);
+        x.handle_end(&[]);
+        assert!(matches!(x.poll(Timestamp::default()), Step::Done(Finished::Failed(_))), "once only");
+        // A method error in the body counts too; an A2A error of the task does not.
+        let mut x = rest_subscribe(ProtocolVersion::V1_0);
+        sent(&mut x);
+        let unimplemented = br#"{"error":{"code":404,"status":"NOT_FOUND","message":"no","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"METHOD_NOT_FOUND","domain":"a2a-protocol.org"}]}}"#;
+        x.handle_head(404, &[(String::from("content-type"), String::from("application/json"))]);
+        x.handle_body(unimplemented);
+        x.handle_end(&[]);
+        assert_eq!(sent(&mut x).0, "GET");
+        let mut x = rest_subscribe(ProtocolVersion::V1_0);
+        sent(&mut x);
+        let not_found = br#"{"error":{"code":404,"status":"NOT_FOUND","message":"no","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}"#;
+        x.handle_head(404, &[(String::from("content-type"), String::from("application/json"))]);
+        x.handle_body(not_found);
+        x.handle_end(&[]);
+        let Step::Done(Finished::Failed(e)) = x.poll(Timestamp::default()) else { panic!("TaskNotFound is the answer") };
+        assert!(
+            matches!(e, ClientError::Remote(crate::error::Received::A2a(ref a)) if a.kind() == crate::error::ErrorKind::TaskNotFound),
+            "{e:?}"
+        );
+        // v0.3: GET first (a2a-sdk 0.3.24 routes GET only), POST after a 405.
+        let mut x = rest_subscribe(ProtocolVersion::V0_3);
+        assert_eq!(sent(&mut x), ("GET", String::from("http://h:1/a2a/rest/v1/tasks/t1:subscribe")));
+        x.handle_head(405, &[]);
+        x.handle_end(&[]);
+        assert_eq!(sent(&mut x).0, "POST");
+    }
+
+    #[test]
+    fn a_subscription_that_opens_with_a_status_update_builds_its_task_from_the_events() {
+        let mut t = TaskTracker::empty();
+        let ev = |json: &str| crate::codec::json::decode::<v1::StreamResponse>(json.as_bytes()).unwrap();
+        t.on_event(
+            &ev(r#"{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}"#),
+            Timestamp::default(),
+        )
+        .unwrap();
+        assert_eq!((t.task().id.as_str(), t.task().context_id.as_str(), t.state()), ("t1", "c1", Some(v1::TaskState::Working)));
+        t.on_event(&ev(r#"{"artifactUpdate":{"taskId":"t1","contextId":"c1","artifact":{"artifactId":"a","parts":[{"text":"x"}]},"lastChunk":true}}"#), Timestamp::default())
+            .unwrap();
+        t.on_event(&ev(DONE), Timestamp::default()).unwrap();
+        assert!(t.is_terminal() && t.task().artifacts.len() == 1);
+        // Another task's events are still refused, before and after.
+        let before = t.clone();
+        assert!(t
+            .on_event(
+                &ev(r#"{"statusUpdate":{"taskId":"t2","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}"#),
+                Timestamp::default()
+            )
+            .is_err());
+        assert_eq!(t, before);
+        let mut empty = TaskTracker::empty();
+        let unspecified = v1::StreamResponse {
+            payload: Some(v1::stream_response::Payload::StatusUpdate(v1::TaskStatusUpdateEvent {
+                task_id: "t1".into(),
+                status: Some(v1::TaskStatus::default()),
+                ..Default::default()
+            })),
+        };
+        assert!(empty.on_event(&unspecified, Timestamp::default()).is_err());
+        assert_eq!(empty, TaskTracker::empty(), "a refused first event changes nothing");
     }
 }

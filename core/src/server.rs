@@ -123,6 +123,12 @@ pub struct Call {
     pub last_event_id: Option<String>,
     /// HTTP+JSON answers are labelled `application/json` when the client used that type.
     plain_json: bool,
+    /// HTTP+JSON errors are labelled `application/json` unless the client named
+    /// `application/a2a+json` (AIP-193's type, as every SDK sends them).
+    plain_errors: bool,
+    /// A v0.3 JSON-RPC stream whose client accepts only `text/event-stream` in practice: an
+    /// error before its first event is sent as an SSE event (see [`Endpoint::respond`]).
+    sse_errors: bool,
 }
 
 impl Call {
@@ -153,7 +159,7 @@ impl Call {
         binding: Binding,
         extensions: Vec<String>,
         auth_headers: Vec<(String, String)>,
-        plain_json: bool,
+        (plain_json, plain_errors): (bool, bool),
     ) -> Call {
         Call {
             operation: Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default()),
@@ -164,6 +170,8 @@ impl Call {
             jsonrpc_id: Value::Null,
             last_event_id: None,
             plain_json,
+            plain_errors,
+            sse_errors: false,
         }
     }
 }
@@ -441,6 +449,12 @@ impl Endpoint {
         };
         let decoded = jsonrpc::decode_request(req.body, version).map_err(|(id, e)| fail(&id, &e))?;
         self.capabilities(decoded.operation.method()).map_err(|e| fail(&decoded.id, &e))?;
+        // The v0.3 releases' clients open their streams as SSE and fail on any other content
+        // type, so an error of `message/stream` or `tasks/resubscribe` (an unknown or finished
+        // task) reaches them only as an SSE event (found by the official TCK).
+        let sse_errors = version.is_legacy()
+            && decoded.operation.method().is_streaming()
+            && req.header("accept").and_then(|a| crate::http::accept_quality(a, sse::CONTENT_TYPE)).is_some_and(|q| q > 0);
         Ok(Call {
             operation: decoded.operation,
             version,
@@ -450,16 +464,19 @@ impl Endpoint {
             jsonrpc_id: decoded.id,
             last_event_id: None,
             plain_json: false,
+            plain_errors: false,
+            sse_errors,
         })
     }
 
     fn decode_rest(&self, req: &HttpRequest<'_>, route: &Route, rel: &str, ctype: &str) -> Result<Call, HttpResponse> {
         let plain_json = answers_plain_json(req.header("accept"), ctype);
-        let fail = |e: &A2aError| rest_error(e, plain_json, false);
+        let plain_errors = errors_plain_json(req.header("accept"), ctype);
+        let fail = |e: &A2aError| rest_error(e, plain_errors, false);
         // Some clients send the JSON `null` for "no body" (a2a-go's CancelTask): it is read as
         // an empty body, as the official Python SDK's server reads it.
         let body = if req.body.trim_ascii() == b"null" { &b""[..] } else { req.body };
-        let (version, method, params, tenant) = self.rest_route(req, route, rel, plain_json)?;
+        let (version, method, params, tenant) = self.rest_route(req, route, rel, plain_errors)?;
         let has_body = !body.iter().all(u8::is_ascii_whitespace);
         if has_body && !ctype.is_empty() && ctype != "application/json" && ctype != "application/a2a+json" {
             return Err(fail(&A2aError::with_message(
@@ -472,7 +489,7 @@ impl Endpoint {
         }
         let version = version.map_err(|e| fail(&e))?;
         // From here on, errors take the negotiated version's shape.
-        let fail = |e: &A2aError| rest_error(e, plain_json, version.is_legacy());
+        let fail = |e: &A2aError| rest_error(e, plain_errors, version.is_legacy());
         let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&e))?;
         let operation = if version.is_legacy() {
             rest::decode_request_v03(method, params, req.query(), body)
@@ -490,6 +507,8 @@ impl Endpoint {
             jsonrpc_id: Value::Null,
             last_event_id: None,
             plain_json,
+            plain_errors,
+            sse_errors: false,
         })
     }
 
@@ -502,7 +521,7 @@ impl Endpoint {
         req: &HttpRequest<'_>,
         route: &Route,
         rel: &str,
-        plain_json: bool,
+        plain_errors: bool,
     ) -> Result<(Result<ProtocolVersion, A2aError>, Method, rest::PathParams, String), HttpResponse> {
         // HEAD is GET without the body (RFC 9110 §9.3.2): the host sends the head only.
         let verb = if req.method.eq_ignore_ascii_case("HEAD") { "GET" } else { req.method };
@@ -516,7 +535,7 @@ impl Endpoint {
                 if any.iter().all(|m| *m == rest::RouteMatch::NotFound) {
                     return Err(plain_404());
                 }
-                return Err(rest_error(e, plain_json, false));
+                return Err(rest_error(e, plain_errors, false));
             }
         };
         match found {
@@ -556,13 +575,14 @@ impl Endpoint {
                         continue;
                     }
                     let (version, extensions, auth_headers) = self.jsonrpc_head(req, route, &ctype, body_len.unwrap_or(0))?;
-                    let call = Call::placeholder(version, Binding::JsonRpc, extensions, auth_headers, false);
+                    let call = Call::placeholder(version, Binding::JsonRpc, extensions, auth_headers, (false, false));
                     Ok(Some(HeadCall { call, method: None, tenant: String::new() }))
                 }
                 _ => {
                     let plain_json = answers_plain_json(req.header("accept"), &ctype);
-                    let (version, method, _, tenant) = self.rest_route(req, route, rel, plain_json)?;
-                    let fail = |e: &A2aError, legacy: bool| rest_error(e, plain_json, legacy);
+                    let plain_errors = errors_plain_json(req.header("accept"), &ctype);
+                    let (version, method, _, tenant) = self.rest_route(req, route, rel, plain_errors)?;
+                    let fail = |e: &A2aError, legacy: bool| rest_error(e, plain_errors, legacy);
                     if let Some(len) = body_len.filter(|l| *l > self.limits.max_body) {
                         return Err(fail(&too_large(len, self.limits.max_body), false));
                     }
@@ -570,7 +590,7 @@ impl Endpoint {
                     let legacy = version.is_legacy();
                     let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&e, legacy))?;
                     self.capabilities(method).map_err(|e| fail(&e, legacy))?;
-                    let call = Call::placeholder(version, Binding::HttpJson, extensions, auth_headers, plain_json);
+                    let call = Call::placeholder(version, Binding::HttpJson, extensions, auth_headers, (plain_json, plain_errors));
                     Ok(Some(HeadCall { call, method: Some(method), tenant }))
                 }
             };
@@ -614,6 +634,8 @@ impl Endpoint {
             jsonrpc_id: Value::Null,
             last_event_id: None,
             plain_json: false,
+            plain_errors: false,
+            sse_errors: false,
         })
     }
 
@@ -635,6 +657,14 @@ impl Endpoint {
     /// The answer to a unary call (or the error answer to a streaming call that never
     /// started).
     pub fn respond(&self, call: &Call, result: Result<Response, A2aError>) -> HttpResponse {
+        if let (true, Err(e)) = (call.sse_errors, &result) {
+            // A v0.3 JSON-RPC stream that fails before its first event, to a client that
+            // reads SSE only: the error as the stream's one event.
+            let mut r = self.stream_start(call);
+            r.body = self.stream_end(call, Some(e)).body;
+            r.streaming = false;
+            return r;
+        }
         let r = match call.binding {
             Binding::JsonRpc => {
                 let mut body = Vec::with_capacity(ANSWER_CAPACITY);
@@ -677,10 +707,10 @@ impl Endpoint {
                     // v0.3 HTTP+JSON MUST use application/json (v0.3 §3.2.3).
                     match r {
                         Ok(()) => json_response(200, rest_type(call.plain_json || call.version.is_legacy()), body),
-                        Err(e) => rest_error(&e, call.plain_json, call.version.is_legacy()),
+                        Err(e) => rest_error(&e, call.plain_errors, call.version.is_legacy()),
                     }
                 }
-                Err(e) => rest_error(e, call.plain_json, call.version.is_legacy()),
+                Err(e) => rest_error(e, call.plain_errors, call.version.is_legacy()),
             },
         };
         self.with_extensions(call, r)
@@ -801,6 +831,20 @@ fn answers_plain_json(accept: Option<&str>, ctype: &str) -> bool {
     ctype == "application/json"
 }
 
+/// Whether an HTTP+JSON error is labelled `application/json`: unless the client named
+/// `application/a2a+json` (preferred in `Accept`, or where `Accept` does not choose, as its
+/// `Content-Type`). A request that names neither (a GET without `Accept`) gets AIP-193's
+/// `application/json`, the type every SDK's errors have (found by the official TCK).
+fn errors_plain_json(accept: Option<&str>, ctype: &str) -> bool {
+    use crate::http::accept_quality;
+    let q = |t: &str| accept.and_then(|a| accept_quality(a, t)).unwrap_or(0);
+    let (json, a2a) = (q("application/json"), q(rest::CONTENT_TYPE));
+    if json != a2a {
+        return json > a2a;
+    }
+    ctype != rest::CONTENT_TYPE
+}
+
 fn rest_type(plain_json: bool) -> &'static str {
     if plain_json {
         "application/json"
@@ -879,5 +923,42 @@ mod tests {
             .expect("a gRPC card");
         assert!(grpc.serves("/lf.a2a.v1.A2AService/SendMessage", Some("Application/GRPC+proto")));
         assert!(!grpc.serves("/lf.a2a.v1.A2AService/SendMessage", None));
+    }
+
+    #[test]
+    fn v03_stream_errors_go_as_sse_and_rest_errors_are_plain_json_unless_a2a_json_was_named() {
+        let card = v1::AgentCard {
+            supported_interfaces: alloc::vec![iface("http://h/v03", "JSONRPC", "0.3"), iface("http://h/rest", "HTTP+JSON", "1.0")],
+            capabilities: Some(v1::AgentCapabilities { streaming: Some(true), ..Default::default() }),
+            ..Default::default()
+        };
+        let e = Endpoint::new(card).expect("a card with two routes");
+        let not_found = || A2aError::new(ErrorKind::TaskNotFound);
+        let body = br#"{"jsonrpc":"2.0","id":3,"method":"tasks/resubscribe","params":{"id":"t"}}"#;
+        let sse_accept = [("content-type", "application/json"), ("accept", "text/event-stream")];
+        let call = e.decode(&HttpRequest { method: "POST", target: "/v03", headers: &sse_accept, body }).expect("a resubscribe");
+        let r = e.respond(&call, Err(not_found()));
+        assert_eq!((r.status, r.header("content-type")), (200, Some("text/event-stream")), "{r:?}");
+        let text = String::from_utf8(r.body.clone()).unwrap();
+        assert!(text.starts_with("data: ") && text.contains("-32001") && text.contains(r#""id":3"#), "{text}");
+        assert!(!r.streaming, "a whole answer");
+        // Without text/event-stream in Accept, the JSON-RPC error as JSON.
+        let json_only = [("content-type", "application/json")];
+        let call = e.decode(&HttpRequest { method: "POST", target: "/v03", headers: &json_only, body }).expect("a resubscribe");
+        assert_eq!(e.respond(&call, Err(not_found())).header("content-type"), Some("application/json"));
+        // HTTP+JSON: a GET that names no type gets its error as application/json.
+        let get = |headers: &[(&str, &str)]| {
+            let call = e.decode(&HttpRequest { method: "GET", target: "/rest/tasks/t", headers, body: b"" }).expect("a GetTask");
+            let r = e.respond(&call, Err(not_found()));
+            String::from(r.header("content-type").unwrap_or_default())
+        };
+        assert_eq!(get(&[("A2A-Version", "1.0")]), "application/json");
+        assert_eq!(get(&[("A2A-Version", "1.0"), ("accept", "*/*")]), "application/json");
+        assert_eq!(get(&[("A2A-Version", "1.0"), ("accept", "application/a2a+json")]), "application/a2a+json");
+        // Success answers keep their type: application/a2a+json unless plain JSON was named.
+        let call =
+            e.decode(&HttpRequest { method: "GET", target: "/rest/tasks/t", headers: &[("A2A-Version", "1.0")], body: b"" }).unwrap();
+        let ok = e.respond(&call, Ok(Response::Task(v1::Task { id: "t".into(), ..Default::default() })));
+        assert_eq!(ok.header("content-type"), Some("application/a2a+json"));
     }
 }

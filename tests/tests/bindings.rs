@@ -562,16 +562,21 @@ fn any_2xx_answer_is_success_on_http_json() {
 }
 
 #[test]
-fn http_json_subscribe_falls_back_to_post_on_405() {
-    let mut c = client(Binding::HttpJson, ProtocolVersion::V1_0);
-    let mut p =
-        c.prepare(Operation::Task(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: "t1".into(), ..Default::default() }))).unwrap();
-    assert_eq!(p.request.method, "GET");
-    let not_allowed = HttpResponse { status: 405, ..Default::default() };
-    let retry = c.retry(&mut p, &not_allowed).expect("a POST retry");
-    assert_eq!(retry.method, "POST");
-    assert!(c.retry(&mut p, &not_allowed).is_none(), "only once");
-    assert_eq!(p.method, Method::SubscribeToTask);
+fn http_json_subscribe_tries_the_other_verb_after_a_method_error() {
+    // v1.0 sends POST (what the deployed v1.0 servers route), v0.3 GET; each retries once with
+    // the other verb after a 405.
+    for (version, first, second) in [(ProtocolVersion::V1_0, "POST", "GET"), (ProtocolVersion::V0_3, "GET", "POST")] {
+        let mut c = client(Binding::HttpJson, version);
+        let mut p = c
+            .prepare(Operation::Task(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: "t1".into(), ..Default::default() })))
+            .unwrap();
+        assert_eq!(p.request.method, first, "{version:?}");
+        let not_allowed = HttpResponse { status: 405, ..Default::default() };
+        let retry = c.retry(&mut p, &not_allowed).expect("a retry with the other verb");
+        assert_eq!(retry.method, second, "{version:?}");
+        assert!(c.retry(&mut p, &not_allowed).is_none(), "only once");
+        assert_eq!(p.method, Method::SubscribeToTask);
+    }
 }
 
 #[test]
