@@ -23,7 +23,7 @@ async def main(url: str, text: str, stream: bool) -> None:
     async with await Client.connect(url) as client:
         print(f"{client.interface.binding} {client.interface.version} at {client.interface.url}")
         if stream:
-            async for event in await client.send_streaming_message(text):
+            async for event in client.send_streaming_message(text):
                 print(event.to_json())
             return
         reply = await client.send_message(text)

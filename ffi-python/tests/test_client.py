@@ -10,7 +10,7 @@ import pytest
 from hosts import base_card
 
 import a2a_wire as a
-from a2a_wire.client import Client, user_message
+from a2a_wire.client import Client, Stream, user_message
 from a2a_wire.server import AgentServer, Events, RequestContext
 
 INTERFACES = [(b, v) for b in ("JSONRPC", "HTTP+JSON", "GRPC") for v in ("1.0", "0.3")]
@@ -111,3 +111,28 @@ async def test_connect_failures_are_client_errors() -> None:
     async with AgentServer(agent, card=base_card()) as s:
         with pytest.raises(a.CardError):
             await Client.connect(s.url, bindings=["GRPC"], versions=["2.0"])
+
+
+async def test_streams_are_iterated_at_once_or_awaited() -> None:
+    async with AgentServer(agent, card=base_card()) as s, await Client.connect(s.url) as c:
+        # Iterated at once: the request goes out when the loop first asks.
+        opening = c.send_streaming_message("two")
+        events = [e async for e in opening]
+        assert events[0].task is not None and events[-1].status_update is not None
+        # Awaited, the form before: the Stream.
+        stream = await c.send_streaming_message("two")
+        assert isinstance(stream, Stream)
+        assert [e async for e in stream][0].task is not None
+        # As a context manager, closing it on the way out.
+        w = await c.send_message(a.SendMessageRequest(
+            message=user_message("wait"), configuration=a.SendMessageConfiguration(return_immediately=True)))
+        assert isinstance(w, a.Task)
+        async with c.subscribe_to_task(w.id) as sub:
+            first = await sub.__anext__()
+            assert first.task is not None and first.task.id == w.id
+        await c.cancel_task(w.id)
+        # Nothing is sent for a stream that is never used, and an error comes where it is read.
+        c.send_streaming_message("never sent")
+        with pytest.raises(a.TaskNotFoundError):
+            async for _ in c.subscribe_to_task("no-such-task"):
+                pass

@@ -13,6 +13,8 @@ and error classification follow the core's rules) on its own threads; results co
 the event loop without blocking it. Calls may overlap (each uses its own connection from a
 small pool). A stream is an async iterator; leaving the loop early, ``aclose()`` or
 cancelling the task that iterates closes its connection (the task goes on at the server).
+``send_streaming_message`` and ``subscribe_to_task`` give an ``OpeningStream``: iterate it
+at once, or ``await`` it for its ``Stream`` (the form before 0.1 still works).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _a2a_wire
@@ -54,7 +56,7 @@ from .protocol import BINDINGS, VERSIONS, SelectedInterface
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["Client", "Stream", "connect", "user_message"]
+__all__ = ["Client", "OpeningStream", "Stream", "connect", "user_message"]
 
 
 def user_message(text: str, *, task_id: str = "", context_id: str = "") -> Message:
@@ -97,6 +99,45 @@ class Stream:
 
     async def __aenter__(self) -> Stream:
         return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class OpeningStream:
+    """A stream about to open, as ``send_streaming_message`` and ``subscribe_to_task`` give it.
+    Iterate it (``async for event in client.send_streaming_message(text)``), use it with
+    ``async with ... as stream``, or ``await`` it for the ``Stream``; the request is sent once,
+    when one of these first needs it."""
+
+    def __init__(self, client: Client, method: str, request: Any) -> None:
+        self._client = client
+        self._method = method
+        self._request = request
+        self._stream: Stream | None = None
+
+    async def _open(self) -> Stream:
+        if self._stream is None:
+            self._stream = await self._client._stream(self._method, self._request)
+        return self._stream
+
+    def __await__(self) -> Generator[Any, None, Stream]:
+        return self._open().__await__()
+
+    def __aiter__(self) -> OpeningStream:
+        return self
+
+    async def __anext__(self) -> StreamResponse:
+        stream = await self._open()
+        return await stream.__anext__()
+
+    async def aclose(self) -> None:
+        """Closes the stream's connection, if it was opened (the task goes on at the server)."""
+        if self._stream is not None:
+            await self._stream.aclose()
+
+    async def __aenter__(self) -> Stream:
+        return await self._open()
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
@@ -262,15 +303,16 @@ class Client:
             return response.message
         raise ProtocolError("SendMessage answered neither a task nor a message")
 
-    async def send_streaming_message(
+    def send_streaming_message(
         self,
         message: Message | str | SendMessageRequest,
         *,
         configuration: SendMessageConfiguration | None = None,
         metadata: Mapping[str, Any] | None = None,
-    ) -> Stream:
-        """``SendStreamingMessage``: the stream of the task's events (or the direct reply)."""
-        return await self._stream("SendStreamingMessage", self._send_request(message, configuration, metadata))
+    ) -> OpeningStream:
+        """``SendStreamingMessage``: the stream of the task's events (or the direct reply), to
+        iterate at once or to await (see ``OpeningStream``)."""
+        return OpeningStream(self, "SendStreamingMessage", self._send_request(message, configuration, metadata))
 
     async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
         """``GetTask``."""
@@ -290,9 +332,9 @@ class Client:
         result: Task = await self._call("CancelTask", CancelTaskRequest(id=task_id))
         return result
 
-    async def subscribe_to_task(self, task_id: str) -> Stream:
-        """``SubscribeToTask``: the current task, then its events."""
-        return await self._stream("SubscribeToTask", SubscribeToTaskRequest(id=task_id))
+    def subscribe_to_task(self, task_id: str) -> OpeningStream:
+        """``SubscribeToTask``: the current task, then its events (see ``OpeningStream``)."""
+        return OpeningStream(self, "SubscribeToTask", SubscribeToTaskRequest(id=task_id))
 
     async def create_push_config(self, config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
         """``CreateTaskPushNotificationConfig``."""
