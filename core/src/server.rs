@@ -153,7 +153,8 @@ impl Call {
 }
 
 impl Call {
-    /// A call known from a request head only: its operation is a placeholder.
+    /// A call without its operation yet (a placeholder, for a request known from its head
+    /// only, or until the body is decoded).
     fn placeholder(
         version: ProtocolVersion,
         binding: Binding,
@@ -498,18 +499,9 @@ impl Endpoint {
         }
         .map_err(|e| fail(&e))?;
         self.capabilities(method).map_err(|e| fail(&e))?;
-        Ok(Call {
-            operation,
-            version,
-            binding: Binding::HttpJson,
-            extensions,
-            auth_headers,
-            jsonrpc_id: Value::Null,
-            last_event_id: None,
-            plain_json,
-            plain_errors,
-            sse_errors: false,
-        })
+        let mut call = Call::placeholder(version, Binding::HttpJson, extensions, auth_headers, (plain_json, plain_errors));
+        call.operation = operation;
+        Ok(call)
     }
 
     /// The route of an HTTP+JSON request: the version negotiated (or why not), the
@@ -625,18 +617,9 @@ impl Endpoint {
         let operation =
             if legacy { grpc::decode_request_v03(method, message) } else { grpc::decode_request(method, message) }.map_err(|e| fail(&e))?;
         self.capabilities(method).map_err(|e| fail(&e))?;
-        Ok(Call {
-            operation,
-            version,
-            binding: Binding::Grpc,
-            extensions,
-            auth_headers,
-            jsonrpc_id: Value::Null,
-            last_event_id: None,
-            plain_json: false,
-            plain_errors: false,
-            sse_errors: false,
-        })
+        let mut call = Call::placeholder(version, Binding::Grpc, extensions, auth_headers, (false, false));
+        call.operation = operation;
+        Ok(call)
     }
 
     // ------------------------------------------------------------------ encode
