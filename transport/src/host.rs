@@ -92,8 +92,7 @@ pub enum HeadVerdict {
 /// completes, so that the hook judges one request once.
 #[derive(Clone, Debug)]
 pub struct Prejudged {
-    method: a2a_wire::op::Method,
-    tenant: String,
+    head: a2a_wire::service::HeadAuth,
     principal: Option<String>,
 }
 
@@ -147,8 +146,8 @@ impl HostHandle {
     }
 
     /// [`HostHandle::call`] for a request whose head the hook already judged
-    /// ([`HeadVerdict::Continue`]): the verdict stands for the call when it names the same
-    /// operation and tenant.
+    /// ([`HeadVerdict::Continue`]): the verdict stands for the call where the core says it
+    /// answers the same question ([`a2a_wire::service::HeadAuth::answers`]).
     pub async fn call_prejudged(&self, req: OwnedRequest, prejudged: Option<Prejudged>) -> Option<CallHandle> {
         // The host bounds what waits on this channel itself (it cuts a stream off at
         // `stream_queue` frames), so that the end always fits; an unbounded channel allocates
@@ -334,15 +333,10 @@ impl<S: TaskStore> Host<S> {
                 let verdict = match self.service.check_head(&http, body_len) {
                     HeadCheck::Continue => HeadVerdict::Continue(None),
                     HeadCheck::Answer(response) => HeadVerdict::Answer(response),
-                    HeadCheck::Authenticate(head) => {
-                        let request = head.request();
-                        match self.judge(request) {
-                            Ok(principal) => {
-                                HeadVerdict::Continue(Some(Prejudged { method: request.method, tenant: request.tenant.clone(), principal }))
-                            }
-                            Err(e) => HeadVerdict::Answer(self.service.refuse_head(&head, e)),
-                        }
-                    }
+                    HeadCheck::Authenticate(head) => match self.judge(head.request()) {
+                        Ok(principal) => HeadVerdict::Continue(Some(Prejudged { head, principal })),
+                        Err(e) => HeadVerdict::Answer(self.service.refuse_head(&head, e)),
+                    },
                     // A kind of check this host does not know: read the body, as without one.
                     _ => HeadVerdict::Continue(None),
                 };
@@ -411,7 +405,7 @@ impl<S: TaskStore> Host<S> {
                 }
                 Output::Authenticate(req) => {
                     let verdict = match self.prejudged.remove(&req.call) {
-                        Some(p) if p.method == req.method && p.tenant == req.tenant => Ok(p.principal),
+                        Some(p) if p.head.answers(&req) => Ok(p.principal),
                         _ => self.judge(&req),
                     };
                     self.service.handle_authenticated(req.call, verdict, now());

@@ -452,7 +452,7 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: Stream) {
         // A client waiting for 100 Continue hears the service's word on the head first
         // (RFC 9110 §10.1.1); one that sent its body already does not wait.
         let mut prejudged = None;
-        if head.expect_continue && buf.is_empty() {
+        if head.wants_continue(buf.buffered()) {
             match answer_expectation(shared, &mut stream, &head).await {
                 Some(p) => prejudged = p,
                 None => return,

@@ -43,6 +43,14 @@ impl RequestHead {
     pub fn has_body(&self) -> bool {
         self.body != BodyLength::Length(0)
     }
+
+    /// True when the server should answer the head (`100 Continue`, or the final answer at
+    /// once) before reading the body: the client expects it, and sent none of the body yet
+    /// (`buffered`: the bytes received after the head). RFC 9110 §10.1.1 lets a server omit
+    /// the `100` once some of the content has arrived.
+    pub fn wants_continue(&self, buffered: &[u8]) -> bool {
+        self.expect_continue && buffered.is_empty()
+    }
 }
 
 /// What [`RequestReader::read`] found.
@@ -160,11 +168,6 @@ impl RequestReader {
     /// requests, or new).
     pub fn is_idle(&self) -> bool {
         matches!(&self.state, State::Head(scan) if *scan == HeadScan::default())
-    }
-
-    /// True while a request head is being read (idle included).
-    pub fn in_head(&self) -> bool {
-        matches!(self.state, State::Head(_))
     }
 
     /// Reads from `input`; returns how many bytes of it were consumed, and what was found.

@@ -166,8 +166,8 @@ pub enum HeadCheck {
     Answer(HttpResponse),
     /// The credentials decide: judge [`HeadAuth::request`] as an [`Output::Authenticate`] is
     /// judged; on a refusal send [`Service::refuse_head`] at once and close, otherwise read
-    /// the body. (A host may keep the verdict for the call that follows, when its
-    /// [`AuthRequest`] names the same method and tenant, rather than judge it twice.)
+    /// the body. (A host may keep the verdict for the call that follows, rather than judge
+    /// one request twice, where [`HeadAuth::answers`] says it is the same question.)
     Authenticate(HeadAuth),
 }
 
@@ -182,6 +182,18 @@ impl HeadAuth {
     /// What to judge. Its `call` is `CallId(0)`: no call exists before the body is read.
     pub fn request(&self) -> &AuthRequest {
         &self.request
+    }
+
+    /// True when `call`, the [`Output::Authenticate`] of the call this head's body completed,
+    /// asks what the head asked: the same operation, tenant, binding, version and
+    /// credentials. Its verdict on the head then stands for the call.
+    pub fn answers(&self, call: &AuthRequest) -> bool {
+        let h = &self.request;
+        h.method == call.method
+            && h.tenant == call.tenant
+            && h.binding == call.binding
+            && h.version == call.version
+            && h.headers == call.headers
     }
 }
 
