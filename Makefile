@@ -10,7 +10,13 @@ export CARGO_TERM_COLOR ?= never
 	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
 	node-build node-model node-check node-pack node-test bench-node
 
-test: deps fmt-check unit oracle interop c-test py-test node-test nostd bench-build fuzz-smoke
+# Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
+TEST_STEPS := deps fmt-check unit oracle interop c-test py-test node-test nostd bench-build fuzz-smoke
+test:
+	@for step in $(TEST_STEPS); do \
+	  start=$$(date +%s); $(MAKE) --no-print-directory $$step || exit 1; \
+	  echo "make test: $$step took $$(( $$(date +%s) - start )) s"; \
+	done
 	@echo "make test: all passed"
 
 CBINDGEN_VERSION := 0.29.4
@@ -50,11 +56,18 @@ interop: interop-deps
 	$(CARGO) build -p a2a-wire-cli -p a2a-wire-tests --bins
 	python3 tests/interop/run.py
 
+# Every SDK line of the matrix (tests/interop/run.py, LINES): a venv per a2a-sdk release,
+# `npm ci` per @a2a-js/sdk release, a build per a2a-go release.
 interop-deps: interop-py
-	cd tests/interop/js && npm ci --no-audit --no-fund
+	test -x target/interop-py-1.0-venv/bin/python || python3 -m venv target/interop-py-1.0-venv
+	target/interop-py-1.0-venv/bin/pip install -q --disable-pip-version-check -r tests/interop/python/requirements-1.0.txt
+	test -x target/interop-py-0.3-venv/bin/python || python3 -m venv target/interop-py-0.3-venv
+	target/interop-py-0.3-venv/bin/pip install -q --disable-pip-version-check -r tests/interop/python-0.3/requirements.txt
+	for d in js js-1.0 js-0.3; do (cd tests/interop/$$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; done
 	cd tests/interop/go && go build -o ../../../target/interop-go/ ./cmd/...
+	cd tests/interop/go-0.3 && go build -o ../../../target/interop-go-0.3/ ./cmd/...
 
-# The official Python SDK (a2a-sdk from PyPI) in its own venv.
+# The official Python SDK (a2a-sdk 1.3.0 from PyPI) in its own venv.
 interop-py:
 	test -x $(INTEROP_PY)/bin/python || python3 -m venv $(INTEROP_PY)
 	$(INTEROP_PY)/bin/pip install -q --disable-pip-version-check -r tests/interop/python/requirements.txt

@@ -35,7 +35,7 @@ use std::sync::Arc;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage:
-  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
+  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE] [--v03-file-bytes base64|raw]
   a2a-wire card URL [--json]
   a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--timeout SECONDS] [--json]
   a2a-wire get URL TASK_ID [--history N] [...]
@@ -60,7 +60,10 @@ https:// agents against the platform's roots, or only against --ca-file FILE (PE
 Agent Card signatures (ES256, EdDSA): serve --card-key FILE (a private JWK, or a PKCS#8
 PEM key with --card-kid) signs the card it serves; clients given --card-keys JWKS check
 the card's signature, and --require-signed-card refuses an unsigned one. sign-card and
-verify-card do the same to a card file; card-key prints a key's public JWKS.";
+verify-card do the same to a card file; card-key prints a key's public JWKS.
+--v03-file-bytes (serve and the client commands): how file bytes travel on v0.3 gRPC and
+HTTP+JSON. base64 (the default) writes their base64 text, as a2a-sdk and a2a-go v0.3 do;
+raw writes the bytes, as @a2a-js/sdk 0.3 does. Both forms are read (INTEROP.md).";
 
 /// Parsed options: positional arguments and `--name value` / `--flag` options.
 struct Args {
@@ -176,9 +179,18 @@ const SERVE_OPTIONS: &[&str] = &[
     "--card-key",
     "--card-kid",
     "--card-jku",
+    "--v03-file-bytes",
 ];
 const CLIENT_OPTIONS: &[&str] =
-    &["--json", "--binding", "--version", "--header", "--timeout", "--ca-file", "--card-keys", "--require-signed-card"];
+    &["--json", "--binding", "--version", "--header", "--timeout", "--ca-file", "--card-keys", "--require-signed-card", "--v03-file-bytes"];
+
+/// `--v03-file-bytes base64|raw`.
+fn v03_file_bytes(args: &Args) -> Result<a2a_wire::server::FileBytes, Failure> {
+    match args.value("--v03-file-bytes") {
+        None => Ok(a2a_wire::server::FileBytes::default()),
+        Some(v) => a2a_wire::server::FileBytes::from_name(v).ok_or_else(|| Failure::Usage(format!("--v03-file-bytes {v}: base64 or raw"))),
+    }
+}
 
 /// `--card-key FILE [--card-kid KID]`: the key that signs cards.
 fn card_key(args: &Args) -> Result<Option<a2a_wire_smol::signing::SigningKey>, Failure> {
@@ -226,6 +238,7 @@ fn client_options(args: &Args) -> Result<a2a_wire_smol::ClientOptions, Failure> 
     options.tls = ca_file(args)?;
     options.card_keys = card_keys(args)?.map(Arc::new);
     options.require_signed_card = args.flag("--require-signed-card");
+    options.v03_file_bytes = v03_file_bytes(args)?;
     Ok(options)
 }
 
@@ -445,6 +458,7 @@ async fn serve(args: &Args) -> Result<(), Failure> {
     config.tls = tls.as_ref().map(|(t, _, _)| t.clone());
     config.webhooks.tls = ca_file(args)?;
     config.webhooks.allow_private = args.flag("--allow-private-webhooks");
+    config.v03_file_bytes = v03_file_bytes(args)?;
     // Receivers the SSRF guard lets through although not public (local development), one
     // host, address or CIDR network per option; the guard stays on for everything else.
     for a in args.values("--allow-webhook") {

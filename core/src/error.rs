@@ -391,6 +391,21 @@ impl A2aError {
     pub fn http_status(&self) -> u16 {
         self.kind.spec().http
     }
+    /// The HTTP status of this error on a v0.3 HTTP+JSON interface. v0.3 names no table
+    /// ("appropriate HTTP status codes", §3.2.3); the v0.3 releases (a2a-sdk 0.3.24's
+    /// `error_handlers`, whose clients read the status alone) answer the A2A errors with
+    /// the statuses v1.0.0 later wrote down: 409 for a task that cannot be canceled, 501 for
+    /// an unsupported operation or push notifications, 415 for a content type, 502 for an
+    /// invalid agent response. The other errors keep their v1.0 status.
+    pub fn http_status_v03(&self) -> u16 {
+        match self.kind {
+            ErrorKind::TaskNotCancelable => 409,
+            ErrorKind::PushNotificationNotSupported | ErrorKind::UnsupportedOperation => 501,
+            ErrorKind::ContentTypeNotSupported => 415,
+            ErrorKind::InvalidAgentResponse => 502,
+            _ => self.http_status(),
+        }
+    }
     /// `ErrorInfo.reason`, if this error carries an ErrorInfo.
     pub fn reason(&self) -> Option<&'static str> {
         self.kind.spec().reason
@@ -457,6 +472,7 @@ impl A2aError {
             body["type"] = Value::from(name);
         }
         body["error"] = self.to_http_body()["error"].take();
+        body["error"]["code"] = Value::from(self.http_status_v03());
         body
     }
 

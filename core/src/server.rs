@@ -25,6 +25,7 @@ use crate::error::{A2aError, ErrorKind};
 use crate::http::{media_type, HttpRequest, HttpResponse};
 use crate::op::Response;
 use crate::op::{Method, Operation};
+pub use crate::v03::pb::FileBytes;
 use crate::v1;
 use crate::version::{self, ProtocolVersion};
 use alloc::string::{String, ToString};
@@ -129,6 +130,9 @@ pub struct Call {
     /// A v0.3 JSON-RPC stream whose client accepts only `text/event-stream` in practice: an
     /// error before its first event is sent as an SSE event (see [`Endpoint::respond`]).
     sse_errors: bool,
+    /// How v0.3 gRPC and HTTP+JSON answers carry file bytes: the endpoint's form, or raw
+    /// bytes to a client whose request carried them raw.
+    v03_files: FileBytes,
 }
 
 impl Call {
@@ -173,7 +177,13 @@ impl Call {
             plain_json,
             plain_errors,
             sse_errors: false,
+            v03_files: FileBytes::default(),
         }
+    }
+
+    /// How this call's v0.3 gRPC and HTTP+JSON answers carry file bytes.
+    pub fn v03_file_bytes(&self) -> FileBytes {
+        self.v03_files
     }
 }
 
@@ -232,6 +242,7 @@ pub struct Endpoint {
     routes: Vec<Route>,
     grpc_versions: Vec<ProtocolVersion>,
     limits: Limits,
+    v03_files: FileBytes,
 }
 
 fn header_list(name: &str, value: &str) -> (String, String) {
@@ -275,7 +286,7 @@ impl Endpoint {
         }
         // Longest paths first, so that the most specific interface wins.
         routes.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
-        Ok(Endpoint { card, extended_card: None, routes, grpc_versions, limits: Limits::default() })
+        Ok(Endpoint { card, extended_card: None, routes, grpc_versions, limits: Limits::default(), v03_files: FileBytes::default() })
     }
 
     /// Serves `card` to authenticated `GetExtendedAgentCard` callers.
@@ -287,6 +298,15 @@ impl Endpoint {
     /// Replaces the limits.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// How v0.3 gRPC and HTTP+JSON carry file bytes ([`FileBytes::Base64Text`] by default,
+    /// as the v0.3 releases of a2a-sdk and a2a-go do; [`FileBytes::Raw`] for peers on
+    /// @a2a-js/sdk 0.3). Whatever the form, a client whose request carried file bytes raw is
+    /// answered raw.
+    pub fn with_v03_file_bytes(mut self, files: FileBytes) -> Self {
+        self.v03_files = files;
         self
     }
 
@@ -467,6 +487,7 @@ impl Endpoint {
             plain_json: false,
             plain_errors: false,
             sse_errors,
+            v03_files: self.v03_files,
         })
     }
 
@@ -492,15 +513,16 @@ impl Endpoint {
         // From here on, errors take the negotiated version's shape.
         let fail = |e: &A2aError| rest_error(e, plain_errors, version.is_legacy());
         let (extensions, auth_headers) = self.extensions_and_auth(req, version).map_err(|e| fail(&e))?;
-        let operation = if version.is_legacy() {
-            rest::decode_request_v03(method, params, req.query(), body)
+        let (operation, v03_files) = if version.is_legacy() {
+            rest::decode_request_v03_with(method, params, req.query(), body, self.v03_files)
         } else {
-            rest::decode_request(method, params, &tenant, req.query(), body)
+            rest::decode_request(method, params, &tenant, req.query(), body).map(|op| (op, self.v03_files))
         }
         .map_err(|e| fail(&e))?;
         self.capabilities(method).map_err(|e| fail(&e))?;
         let mut call = Call::placeholder(version, Binding::HttpJson, extensions, auth_headers, (plain_json, plain_errors));
         call.operation = operation;
+        call.v03_files = v03_files;
         Ok(call)
     }
 
@@ -614,11 +636,16 @@ impl Endpoint {
         let [message] = frames.as_slice() else {
             return Err(fail(&A2aError::invalid_field("", "a unary or server-streaming call carries exactly one request message")));
         };
-        let operation =
-            if legacy { grpc::decode_request_v03(method, message) } else { grpc::decode_request(method, message) }.map_err(|e| fail(&e))?;
+        let (operation, v03_files) = if legacy {
+            grpc::decode_request_v03_with(method, message, self.v03_files)
+        } else {
+            grpc::decode_request(method, message).map(|op| (op, self.v03_files))
+        }
+        .map_err(|e| fail(&e))?;
         self.capabilities(method).map_err(|e| fail(&e))?;
         let mut call = Call::placeholder(version, Binding::Grpc, extensions, auth_headers, (false, false));
         call.operation = operation;
+        call.v03_files = v03_files;
         Ok(call)
     }
 
@@ -660,7 +687,7 @@ impl Endpoint {
             Binding::Grpc => match result.and_then(|resp| {
                 let mut msg = Vec::with_capacity(ANSWER_CAPACITY);
                 if call.version.is_legacy() {
-                    grpc::encode_response_v03(&resp, &mut msg)?;
+                    grpc::encode_response_v03_with(&resp, call.v03_files, &mut msg)?;
                 } else {
                     grpc::encode_response(&resp, &mut msg);
                 }
@@ -683,7 +710,7 @@ impl Endpoint {
                 Ok(resp) => {
                     let mut body = Vec::with_capacity(ANSWER_CAPACITY);
                     let r = if call.version.is_legacy() {
-                        rest::encode_response_v03(resp, &mut body)
+                        rest::encode_response_v03_with(resp, call.v03_files, &mut body)
                     } else {
                         rest::encode_response(resp, &mut body)
                     };
@@ -736,7 +763,7 @@ impl Endpoint {
                 let mut msg = Vec::new();
                 if call.version.is_legacy() {
                     // An event v0.3 cannot carry is skipped rather than sent malformed.
-                    if grpc::encode_stream_event_v03(event, &mut msg).is_err() {
+                    if grpc::encode_stream_event_v03_with(event, call.v03_files, &mut msg).is_err() {
                         return;
                     }
                 } else {
@@ -747,7 +774,7 @@ impl Endpoint {
             _ => {
                 let mut data = Vec::new();
                 let r = if call.version.is_legacy() {
-                    rest::encode_stream_event_v03(event, &mut data)
+                    rest::encode_stream_event_v03_with(event, call.v03_files, &mut data)
                 } else {
                     crate::codec::json::encode_into(event, &mut data)
                         .map_err(|e| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}")))
@@ -847,7 +874,8 @@ fn rest_error(e: &A2aError, plain_json: bool, legacy: bool) -> HttpResponse {
     } else {
         rest::encode_error(e, &mut body);
     }
-    json_response(e.http_status(), rest_type(plain_json || legacy), body)
+    let status = if legacy { e.http_status_v03() } else { e.http_status() };
+    json_response(status, rest_type(plain_json || legacy), body)
 }
 
 fn grpc_error(e: &A2aError, legacy: bool) -> HttpResponse {

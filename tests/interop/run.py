@@ -1,30 +1,32 @@
 #!/usr/bin/env python3
 """The interop matrix: a2a-wire against the official A2A SDKs, both directions.
 
-    python3 tests/interop/run.py [--target-dir target] [--only python|js|go]
+    python3 tests/interop/run.py [--target-dir target] [--only LINE]...
 
-Starts, on 127.0.0.1 only: our demo agent (`a2a-wire serve --store memory`), the Python SDK
-server (tests/interop/python/their_server.py), the JS SDK server
-(tests/interop/js/their_server.mjs) and the Go SDK server (tests/interop/go/cmd/their_server),
-all with the same agent behaviour. Then runs:
+An SDK line is one release of one official SDK (LINES below: a2a-sdk 1.3.0, 1.0.3 and
+0.3.24; @a2a-js/sdk 1.3.0, 1.0.0-beta.0 and 0.3.14; a2a-go v2.3.1 and v0.3.15). Starts, on
+127.0.0.1 only, our demo agent (`a2a-wire serve --store memory --allow-private-webhooks`)
+and each line's server (tests/interop/<line>/their_server.*, the same agent behaviour:
+tests/interop/CHECKS.md). Then runs, a few at a time:
 
-- each SDK's client against our server (their_client.*), and
-- our client (`a2a-wire-interop`) against each SDK's server,
+- each line's client against our server (their_client.*), and
+- our client (`a2a-wire-interop`) against each line's server,
 
-over every binding (JSON-RPC, HTTP+JSON, gRPC) and version (1.0, 0.3; the Go rows cover 1.0
-only, see SDK_VERSIONS), and again over TLS with a CA made for the run (TLS_ROWS): the Python
-and JS SDK clients against our server, our client against the Python SDK's server. Each check prints a
-JSON line; this script prints the matrix and fails on any failure or missing row that
+over every binding (JSON-RPC, HTTP+JSON, gRPC) and version (1.0, 0.3) the release has, and
+again over TLS with a CA made for the run (TLS_ROWS): the Python and JS SDK clients against
+our server, our client against the Python SDK's server. Each check prints a JSON line; this
+script prints the matrix and fails on any failure or missing row that
 tests/interop/quirks.json does not list (the documented SDK quirks; INTEROP.md explains
 them). Every process is bounded by a timeout and killed at the end.
 
-The Python and JS SDKs are installed by the caller (`make interop` creates
-target/interop-py-venv and runs `npm ci` in tests/interop/js). The Go programs are built here
-into <target-dir>/interop-go/ (`go build`, modules pinned by tests/interop/go/go.sum and
-fetched from the Go module proxy on first use).
+The Python and JS SDKs are installed by the caller (`make interop-deps`: a venv per Python
+line under the target dir, `npm ci` in each JS line's directory). The Go programs are built
+here into <target-dir>/interop-go*/ (`go build`, modules pinned by each go.sum and fetched
+from the Go module proxy on first use).
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import socket
@@ -38,13 +40,56 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"]
 VERSIONS = ["1.0", "0.3"]
-CHECKS = ["card", "send", "get", "stream", "input_required", "cancel_completed", "get_unknown", "list", "message_only"]
+CHECKS = ["card", "send", "get", "stream", "input_required", "cancel_completed", "get_unknown", "list", "message_only",
+          "file", "push", "resubscribe"]
 RUN_TIMEOUT = 300
 GO_BUILD_TIMEOUT = 600
-GO_DIR = HERE / "go"
-# The protocol versions each SDK's rows cover. a2a-go v2 speaks 1.0 (its v0.3 layer,
-# a2acompat/a2av0, is not wired into the Go programs), so its v0.3 rows read "n/a".
-SDK_VERSIONS = {"python": VERSIONS, "js": VERSIONS, "go": ["1.0"]}
+# Client runs at once (each mostly waits on the agents' streams and webhooks).
+PARALLEL = 4
+
+
+class Line:
+    """One SDK release: where its programs are, what it speaks, how our client talks to it."""
+
+    def __init__(self, name, release, versions, bindings, program, ours=()):
+        self.name = name
+        self.release = release
+        self.versions = versions
+        self.bindings = bindings
+        # program(target, "server"|"client") -> the command without its arguments.
+        self.program = program
+        # Extra options of our client against this line's server.
+        self.ours = list(ours)
+
+
+def python_line(venv, directory):
+    return lambda target, role: [str(target / venv / "bin" / "python"), str(HERE / directory / f"their_{role}.py")]
+
+
+def js_line(directory):
+    return lambda target, role: ["node", str(HERE / directory / f"their_{role}.mjs")]
+
+
+def go_line(out):
+    return lambda target, role: [str((target / out).resolve() / f"their_{role}")]
+
+
+# Our client writes v0.3 gRPC and HTTP+JSON file bytes raw to the servers that read them raw
+# (@a2a-js/sdk 0.3.14 and 1.3.0, a2a-go v2.3.1's v0.3 layer); INTEROP.md, "File bytes in v0.3".
+RAW_FILES = ["--v03-file-bytes", "raw"]
+LINES = [
+    Line("python", "a2a-sdk 1.3.0", VERSIONS, BINDINGS, python_line("interop-py-venv", "python")),
+    Line("python-1.0", "a2a-sdk 1.0.3", VERSIONS, BINDINGS, python_line("interop-py-1.0-venv", "python")),
+    Line("python-0.3", "a2a-sdk 0.3.24", ["0.3"], BINDINGS, python_line("interop-py-0.3-venv", "python-0.3")),
+    Line("js", "@a2a-js/sdk 1.3.0", VERSIONS, BINDINGS, js_line("js"), RAW_FILES),
+    Line("js-1.0", "@a2a-js/sdk 1.0.0-beta.0", VERSIONS, BINDINGS, js_line("js-1.0")),
+    Line("js-0.3", "@a2a-js/sdk 0.3.14", ["0.3"], BINDINGS, js_line("js-0.3"), RAW_FILES),
+    Line("go", "a2a-go v2.3.1", VERSIONS, BINDINGS, go_line("interop-go"), RAW_FILES),
+    # a2a-go v0.3.15 has no HTTP+JSON (no REST transport or handler in the module).
+    Line("go-0.3", "a2a-go v0.3.15", ["0.3"], ["JSONRPC", "GRPC"], go_line("interop-go-0.3")),
+]
+BY_NAME = {line.name: line for line in LINES}
+GO_BUILDS = {"go": ("go", "interop-go"), "go-0.3": ("go-0.3", "interop-go-0.3")}
 # The TLS rows (client, server) of each SDK: its client against our server with a test
 # certificate, and, for Python, our client against its uvicorn + grpcio server with one.
 TLS_ROWS = {"python": [("python", "a2a-wire-tls"), ("a2a-wire", "python-tls")], "js": [("js", "a2a-wire-tls")]}
@@ -127,13 +172,14 @@ def run_client(cmd, label, log, env=None):
     return rows
 
 
-def build_go(target, log):
-    """Builds their_server and their_client into <target>/interop-go/; False if it failed."""
-    out_dir = (target / "interop-go").resolve()
+def build_go(target, line, log):
+    """Builds a Go line's their_server and their_client into <target>/<out>/; False if it failed."""
+    directory, out = GO_BUILDS[line]
+    out_dir = (target / out).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     cmd = ["go", "build", "-o", str(out_dir) + os.sep, "./cmd/..."]
     try:
-        out = subprocess.run(cmd, cwd=GO_DIR, capture_output=True, text=True, timeout=GO_BUILD_TIMEOUT)
+        out = subprocess.run(cmd, cwd=HERE / directory, capture_output=True, text=True, timeout=GO_BUILD_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as e:
         Path(log).write_text(f"{' '.join(cmd)}: {e}\n")
         print(f"go build failed: {e}; see {log}", file=sys.stderr)
@@ -243,95 +289,90 @@ def signing_checks(target, py, logs, sdks):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--target-dir", default=str(ROOT / "target"))
-    ap.add_argument("--only", choices=["python", "js", "go"])
+    ap.add_argument("--only", action="append", choices=list(BY_NAME), help="run these SDK lines only")
     args = ap.parse_args()
     target = Path(args.target_dir)
     logs = target / "interop-logs"
     logs.mkdir(parents=True, exist_ok=True)
     py = target / "interop-py-venv" / "bin" / "python"
-    sdks = [s for s in ["python", "js", "go"] if args.only in (None, s)]
-    go_bin = (target / "interop-go").resolve()
-    # An SDK that could not be set up is not run; its rows then show as MISS.
-    runnable = [s for s in sdks if s != "go" or build_go(target, logs / "go-build.log")]
+    lines = [line for line in LINES if not args.only or line.name in args.only]
+    sdks = [line.name for line in lines]
+    # A line that could not be set up is not run; its rows then show as MISS.
+    runnable = [line for line in lines if line.name not in GO_BUILDS or build_go(target, line.name, logs / f"{line.name}-build.log")]
+    ours_bin = str(target / "debug" / "a2a-wire")
+    ours_client = str(target / "debug" / "a2a-wire-interop")
 
     ours_port = free_port()
     procs = []
     results = []
     try:
-        procs.append(start([str(target / "debug" / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{ours_port}", "--store", "memory"], ours_port, logs / "ours.log"))
+        procs.append(start([ours_bin, "serve", "--addr", f"127.0.0.1:{ours_port}", "--store", "memory", "--allow-private-webhooks"],
+                           ours_port, logs / "ours.log"))
         ours = f"http://127.0.0.1:{ours_port}"
         servers = {}
-        for sdk in runnable:
+        for line in runnable:
             port = free_port(2)
-            if sdk == "python":
-                cmd = [str(py), str(HERE / "python" / "their_server.py"), "--port", str(port)]
-            elif sdk == "js":
-                cmd = ["node", str(HERE / "js" / "their_server.mjs"), "--port", str(port)]
-            else:
-                cmd = [str(go_bin / "their_server"), "--port", str(port)]
-            procs.append(start(cmd, port, logs / f"{sdk}-server.log"))
-            servers[sdk] = f"http://127.0.0.1:{port}"
-        for sdk in runnable:
-            if sdk == "python":
-                cmd = [str(py), str(HERE / "python" / "their_client.py"), "--url", ours]
-            elif sdk == "js":
-                cmd = ["node", str(HERE / "js" / "their_client.mjs"), "--url", ours]
-            else:
-                cmd = [str(go_bin / "their_client"), "--url", ours]
-            for r in run_client(cmd, f"{sdk} client", logs / f"{sdk}-client.log"):
-                r["client"], r["server"] = sdk, "a2a-wire"
-                results.append(r)
-            cmd = [str(target / "debug" / "a2a-wire-interop"), "--url", servers[sdk], "--server", sdk]
-            for r in run_client(cmd, f"a2a-wire client vs {sdk}", logs / f"ours-vs-{sdk}.log"):
-                r["client"], r["server"] = "a2a-wire", sdk
-                results.append(r)
+            procs.append(start(line.program(target, "server") + ["--port", str(port)], port, logs / f"{line.name}-server.log"))
+            servers[line.name] = f"http://127.0.0.1:{port}"
         # TLS: a throwaway CA made now; our server with its certificate against the SDK
         # clients, and our client against the Python SDK's server (uvicorn and grpcio) with it.
         tls_dir = target / "interop-tls"
         subprocess.run([str(target / "debug" / "a2a-wire-testca"), str(tls_dir)], check=True, timeout=60)
         ca, cert, key = tls_dir / "ca.pem", tls_dir / "server.pem", tls_dir / "server.key"
         tls_port = free_port()
-        procs.append(start([str(target / "debug" / "a2a-wire"), "serve", "--addr", f"127.0.0.1:{tls_port}", "--store", "memory",
+        procs.append(start([ours_bin, "serve", "--addr", f"127.0.0.1:{tls_port}", "--store", "memory", "--allow-private-webhooks",
                             "--tls-cert", str(cert), "--tls-key", str(key)], tls_port, logs / "ours-tls.log", tls_ca=ca))
         ours_tls = f"https://127.0.0.1:{tls_port}"
-        for sdk in [s for s in runnable if s in TLS_ROWS]:
-            if sdk == "python":
-                cmd = [str(py), str(HERE / "python" / "their_client.py"), "--url", ours_tls, "--ca-file", str(ca)]
-                env = None
-            else:
-                cmd = ["node", str(HERE / "js" / "their_client.mjs"), "--url", ours_tls, "--ca-file", str(ca)]
-                env = {**os.environ, "NODE_EXTRA_CA_CERTS": str(ca)}
-            for r in run_client(cmd, f"{sdk} client vs a2a-wire over TLS", logs / f"{sdk}-client-tls.log", env):
-                r["client"], r["server"] = sdk, "a2a-wire-tls"
-                results.append(r)
-            if sdk == "python":
-                port = free_port(2)
-                cmd = [str(py), str(HERE / "python" / "their_server.py"), "--port", str(port), "--tls-cert", str(cert), "--tls-key", str(key)]
-                procs.append(start(cmd, port, logs / "python-server-tls.log", tls_ca=ca))
-                cmd = [str(target / "debug" / "a2a-wire-interop"), "--url", f"https://127.0.0.1:{port}", "--server", "python-tls", "--ca-file", str(ca)]
-                for r in run_client(cmd, "a2a-wire client vs python over TLS", logs / "ours-vs-python-tls.log"):
-                    r["client"], r["server"] = "a2a-wire", "python-tls"
-                    results.append(r)
+        runs = []  # (cmd, client, server, log, env)
+        for line in runnable:
+            runs.append((line.program(target, "client") + ["--url", ours], line.name, "a2a-wire", logs / f"{line.name}-client.log", None))
+            runs.append(([ours_client, "--url", servers[line.name], "--server", line.name] + line.ours, "a2a-wire", line.name,
+                         logs / f"ours-vs-{line.name}.log", None))
+        if any(line.name == "python" for line in runnable):
+            runs.append(([str(py), str(HERE / "python" / "their_client.py"), "--url", ours_tls, "--ca-file", str(ca)],
+                         "python", "a2a-wire-tls", logs / "python-client-tls.log", None))
+            port = free_port(2)
+            procs.append(start([str(py), str(HERE / "python" / "their_server.py"), "--port", str(port), "--tls-cert", str(cert),
+                                "--tls-key", str(key)], port, logs / "python-server-tls.log", tls_ca=ca))
+            runs.append(([ours_client, "--url", f"https://127.0.0.1:{port}", "--server", "python-tls", "--ca-file", str(ca)],
+                         "a2a-wire", "python-tls", logs / "ours-vs-python-tls.log", None))
+        if any(line.name == "js" for line in runnable):
+            runs.append((["node", str(HERE / "js" / "their_client.mjs"), "--url", ours_tls, "--ca-file", str(ca)],
+                         "js", "a2a-wire-tls", logs / "js-client-tls.log", {**os.environ, "NODE_EXTRA_CA_CERTS": str(ca)}))
+
+        def one(run):
+            cmd, client, server, log, env = run
+            started = time.time()
+            rows = run_client(cmd, f"{client} client vs {server}", log, env)
+            for r in rows:
+                r["client"], r["server"] = client, server
+            print(f"  {client} -> {server}: {len(rows)} results in {time.time() - started:.0f} s", flush=True)
+            return rows
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+            for rows in pool.map(one, runs):
+                results.extend(rows)
     finally:
         for p in procs:
             p.kill()
             p.wait()
 
-    signing = signing_checks(target, py, logs, [s for s in runnable if s in ("python", "js")])
+    signing = signing_checks(target, py, logs, [line.name for line in runnable if line.name in ("python", "js")])
     quirks = json.loads((HERE / "quirks.json").read_text())["quirks"]
     by_key = {(r["client"], r["server"], r["binding"], r["version"], r["check"]): r for r in results}
     unexpected = []
     fixed_quirks = []
     lines = []
-    header = f"{'client -> server':<24} {'binding':<10} {'ver':<4} " + " ".join(f"{c[:6]:<6}" for c in CHECKS)
+    header = f"{'client -> server':<26} {'binding':<10} {'ver':<4} " + " ".join(f"{c[:6]:<6}" for c in CHECKS)
     lines.append(header)
     lines.append("-" * len(header))
     for sdk in sdks:
+        line = BY_NAME[sdk]
+        lines.append(f"{line.release} ({sdk})")
         for client, server in [(sdk, "a2a-wire"), ("a2a-wire", sdk)] + TLS_ROWS.get(sdk, []):
             for b in BINDINGS:
                 for v in VERSIONS:
-                    if v not in SDK_VERSIONS[sdk]:
-                        lines.append(f"{client + ' -> ' + server:<24} {b:<10} {v:<4} " + " ".join(f"{'n/a':<6}" for _ in CHECKS))
+                    if v not in line.versions or b not in line.bindings:
                         continue
                     cells = []
                     for c in CHECKS:
@@ -354,7 +395,7 @@ def main():
                             cells.append("quirk" if q else "FAIL")
                             if not q:
                                 unexpected.append((probe, r.get("detail", "")))
-                    lines.append(f"{client + ' -> ' + server:<24} {b:<10} {v:<4} " + " ".join(f"{x:<6}" for x in cells))
+                    lines.append(f"{client + ' -> ' + server:<26} {b:<10} {v:<4} " + " ".join(f"{x:<6}" for x in cells))
     print("\nInterop matrix (ok = passed, quirk = documented SDK quirk, see INTEROP.md)\n")
     print("\n".join(lines))
     if fixed_quirks:

@@ -52,6 +52,9 @@ pub struct ClientOptions {
     pub card_keys: Option<std::sync::Arc<crate::signing::CardKeySet>>,
     /// Refuse a card that no key of [`ClientOptions::card_keys`] signed.
     pub require_signed_card: bool,
+    /// How file bytes travel on a v0.3 gRPC or HTTP+JSON interface (base64 text by default;
+    /// raw for a server on @a2a-js/sdk 0.3; see [`a2a_wire::client::FileBytes`]).
+    pub v03_file_bytes: a2a_wire::client::FileBytes,
 }
 
 impl Default for ClientOptions {
@@ -67,6 +70,7 @@ impl Default for ClientOptions {
             stream_resumes: 5,
             card_keys: None,
             require_signed_card: false,
+            v03_file_bytes: a2a_wire::client::FileBytes::default(),
         }
     }
 }
@@ -216,6 +220,7 @@ impl Client {
 
     /// Replaces the time and size limits.
     pub fn with_options(mut self, options: ClientOptions) -> Self {
+        self.core = self.core.clone().with_v03_file_bytes(options.v03_file_bytes);
         self.options = options;
         self
     }

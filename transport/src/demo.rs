@@ -6,6 +6,7 @@
 //! | `need-input`    | `TASK_STATE_INPUT_REQUIRED` with a question; a follow-up on that task completes it, echoing the follow-up |
 //! | `slow`          | `TASK_STATE_WORKING`, three appended chunks of one artifact about 0.7 s apart, then completed |
 //! | `message-only`  | a direct Message (no task)                                             |
+//! | a file part with bytes | a completed Task whose artifact `file` holds `received N bytes sha256 HEX` and the file back (the interop `file` check, tests/interop/CHECKS.md) |
 //! | `ticks N [MS [WAIT]]` | after `WAIT` ms, `N` appended chunks (`tick 1`, `tick 2`, ...) `MS` ms apart, then completed (for stream benchmarks; N ≤ 1,000,000, MS ≤ 10,000, WAIT ≤ 60,000) |
 //! | anything else   | a completed Task with one artifact echoing the text                    |
 
@@ -62,6 +63,11 @@ impl AgentExecutor for EchoAgent {
                 let _ = events.status(v1::TaskState::Completed, None);
                 return;
             }
+            if let Some(file) = ctx.message.parts.iter().find(|p| matches!(p.content, Some(v1::part::Content::Raw(_)))) {
+                let _ = events.artifact(file_echo(file), false, true);
+                let _ = events.status(v1::TaskState::Completed, None);
+                return;
+            }
             match text.as_str() {
                 "need-input" => {
                     let _ = events.status(v1::TaskState::InputRequired, Some(agent_text(reply_id("question"), "What should I echo?")));
@@ -107,6 +113,19 @@ impl AgentExecutor for EchoAgent {
             }
         })
     }
+}
+
+/// The artifact `file` for a file part with bytes: what arrived (size and SHA-256), then the
+/// file itself.
+fn file_echo(file: &v1::Part) -> v1::Artifact {
+    let bytes = match &file.content {
+        Some(v1::part::Content::Raw(b)) => b.as_slice(),
+        _ => &[],
+    };
+    let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
+    let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    let said = text_part(&format!("received {} bytes sha256 {hex}", bytes.len()));
+    v1::Artifact { artifact_id: "file".into(), name: "file".into(), parts: vec![said, file.clone()], ..Default::default() }
 }
 
 /// `ticks N [MS [WAIT]]` → (N, MS, WAIT), within bounds.

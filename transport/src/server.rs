@@ -65,6 +65,10 @@ pub struct ServerConfig {
     /// TLS: with it every connection runs TLS (HTTP/1.1 and HTTP/2 by ALPN on the one port)
     /// and the card should list `https://` URLs (see [`crate::demo::card_at`]).
     pub tls: Option<crate::tls::ServerTls>,
+    /// How v0.3 gRPC and HTTP+JSON answers carry file bytes: base64 text by default (what
+    /// the v0.3 clients of a2a-sdk and a2a-go read), raw for clients on @a2a-js/sdk 0.3; a
+    /// client that sent its file bytes raw is answered raw either way.
+    pub v03_file_bytes: a2a_wire::server::FileBytes,
 }
 
 impl ServerConfig {
@@ -82,6 +86,7 @@ impl ServerConfig {
             stream_queue: 1024,
             log: stderr_log(),
             tls: None,
+            v03_file_bytes: a2a_wire::server::FileBytes::default(),
         }
     }
 
@@ -216,6 +221,7 @@ impl Server {
         service_config.webhooks = config.webhooks.schedule();
         service_config.log = config.log.clone();
         service_config.limits.max_body = config.limits.max_body;
+        service_config.v03_file_bytes = config.v03_file_bytes;
         let service = Service::new(service_config, store, os_random_key()?, now()).map_err(invalid)?;
         // Bind before anything is spawned: a failed bind leaves nothing running.
         let listener = TcpListener::bind(addr).await?;

@@ -271,6 +271,7 @@ mod v03_impl {
     use super::*;
     use crate::proto::v03 as pb;
     use crate::v03::{self as model, pb as conv, ToV03, ToV1};
+    use conv::FileBytes;
 
     fn bad(e: crate::v03::ConvertError) -> A2aError {
         A2aError::invalid_field(e.path(), alloc::format!("{e}"))
@@ -293,12 +294,22 @@ mod v03_impl {
         Ok(v1)
     }
 
-    /// Decodes the request message of a v0.3 RPC (package `a2a.v1`) into the v1.0 operation.
+    /// Decodes the request message of a v0.3 RPC (package `a2a.v1`) into the v1.0 operation
+    /// (file bytes read as [`FileBytes::Base64Text`] reads them).
     pub fn decode_request_v03(method: Method, message: &[u8]) -> Result<Operation, A2aError> {
-        Ok(match method {
+        decode_request_v03_with(method, message, FileBytes::default()).map(|(op, _)| op)
+    }
+
+    /// [`decode_request_v03`], file bytes read as `files` says; also gives the form the
+    /// client's file bytes came in (to answer it in that form).
+    pub fn decode_request_v03_with(method: Method, message: &[u8], files: FileBytes) -> Result<(Operation, FileBytes), A2aError> {
+        let mut seen = files;
+        let op = match method {
             Method::SendMessage | Method::SendStreamingMessage => {
                 let r: pb::SendMessageRequest = dec(message)?;
-                let params = conv::from_pb::<model::MessageSendParams>(&r).map_err(bad)?.value;
+                let read = conv::from_pb_with::<model::MessageSendParams>(&r, files).map_err(bad)?;
+                seen = read.files_seen;
+                let params = read.converted.value;
                 let v1req = up(params)?;
                 Operation::Task(if method == Method::SendMessage {
                     Request::SendMessage(v1req)
@@ -341,24 +352,32 @@ mod v03_impl {
                 Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default())
             }
             Method::ListTasks => return Err(A2aError::new(ErrorKind::MethodNotFound)),
-        })
+        };
+        Ok((op, seen))
     }
 
-    /// The protobuf of a v1.0 response in v0.3's messages.
+    /// The protobuf of a v1.0 response in v0.3's messages (file bytes as base64 text).
     pub fn encode_response_v03(response: &Response, out: &mut Vec<u8>) -> Result<(), A2aError> {
+        encode_response_v03_with(response, FileBytes::default(), out)
+    }
+
+    /// [`encode_response_v03`] with file bytes in the form `files`.
+    pub fn encode_response_v03_with(response: &Response, files: FileBytes, out: &mut Vec<u8>) -> Result<(), A2aError> {
         match response {
             Response::SendMessage(r) => {
-                protobuf::encode_into(&conv::to_pb(&r.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+                protobuf::encode_into(&conv::to_pb_with(&r.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out)
             }
-            Response::Task(t) => protobuf::encode_into(&conv::to_pb(&t.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
+            Response::Task(t) => {
+                protobuf::encode_into(&conv::to_pb_with(&t.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out)
+            }
             Response::PushConfig(c) => {
-                protobuf::encode_into(&conv::to_pb(&c.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+                protobuf::encode_into(&conv::to_pb_with(&c.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out)
             }
             Response::PushConfigs(r) => {
-                protobuf::encode_into(&conv::to_pb(&r.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+                protobuf::encode_into(&conv::to_pb_with(&r.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out)
             }
             Response::AgentCard(c) => {
-                protobuf::encode_into(&conv::to_pb(&c.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+                protobuf::encode_into(&conv::to_pb_with(&c.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out)
             }
             Response::Deleted => {}
             Response::ListTasks(_) => return Err(A2aError::new(ErrorKind::MethodNotFound)),
@@ -366,10 +385,15 @@ mod v03_impl {
         Ok(())
     }
 
-    /// One stream event in v0.3's `StreamResponse`.
+    /// One stream event in v0.3's `StreamResponse` (file bytes as base64 text).
     pub fn encode_stream_event_v03(event: &v1::StreamResponse, out: &mut Vec<u8>) -> Result<(), A2aError> {
+        encode_stream_event_v03_with(event, FileBytes::default(), out)
+    }
+
+    /// [`encode_stream_event_v03`] with file bytes in the form `files`.
+    pub fn encode_stream_event_v03_with(event: &v1::StreamResponse, files: FileBytes, out: &mut Vec<u8>) -> Result<(), A2aError> {
         let e = event.to_v03().map_err(internal)?.value;
-        protobuf::encode_into(&conv::to_pb(&e).map_err(internal)?.value, out);
+        protobuf::encode_into(&conv::to_pb_with(&e, files).map_err(internal)?.value, out);
         Ok(())
     }
 
@@ -377,16 +401,25 @@ mod v03_impl {
         ClientError::Local(alloc::format!("{e}"))
     }
 
-    /// The v0.3 request message of `operation` (client side).
+    /// The v0.3 request message of `operation` (client side; file bytes as base64 text).
     pub fn encode_request_v03(operation: &Operation, out: &mut Vec<u8>) -> Result<(), ClientError> {
+        encode_request_v03_with(operation, FileBytes::default(), out)
+    }
+
+    /// [`encode_request_v03`] with file bytes in the form `files`.
+    pub fn encode_request_v03_with(operation: &Operation, files: FileBytes, out: &mut Vec<u8>) -> Result<(), ClientError> {
         match operation {
             Operation::GetExtendedAgentCard(_) => protobuf::encode_into(&pb::GetAgentCardRequest {}, out),
             Operation::Task(r) => match r {
                 Request::SendMessage(x) | Request::SendStreamingMessage(x) => {
-                    protobuf::encode_into(&conv::to_pb(&x.to_v03().map_err(local)?.value).map_err(local)?.value, out)
+                    protobuf::encode_into(&conv::to_pb_with(&x.to_v03().map_err(local)?.value, files).map_err(local)?.value, out)
                 }
-                Request::GetTask(x) => protobuf::encode_into(&conv::to_pb(&x.to_v03().map_err(local)?.value).map_err(local)?.value, out),
-                Request::CancelTask(x) => protobuf::encode_into(&conv::to_pb(&x.to_v03().map_err(local)?.value).map_err(local)?.value, out),
+                Request::GetTask(x) => {
+                    protobuf::encode_into(&conv::to_pb_with(&x.to_v03().map_err(local)?.value, files).map_err(local)?.value, out)
+                }
+                Request::CancelTask(x) => {
+                    protobuf::encode_into(&conv::to_pb_with(&x.to_v03().map_err(local)?.value, files).map_err(local)?.value, out)
+                }
                 Request::SubscribeToTask(x) => {
                     protobuf::encode_into(&pb::TaskSubscriptionRequest { name: alloc::format!("tasks/{}", x.id) }, out)
                 }
@@ -421,39 +454,55 @@ mod v03_impl {
         ClientError::Protocol(alloc::format!("invalid v0.3 gRPC response: {e}"))
     }
 
-    fn read<P: crate::codec::Message, M: conv::FromPb<Pb = P> + ToV1>(message: &[u8]) -> Result<M::V1, ClientError> {
+    fn read<P: crate::codec::Message, M: conv::FromPb<Pb = P> + ToV1>(message: &[u8], files: FileBytes) -> Result<M::V1, ClientError> {
         let p: P = protobuf::decode_unchecked(message).map_err(proto_err)?;
-        let m = conv::from_pb::<M>(&p).map_err(proto_err)?.value;
+        let m = conv::from_pb_with::<M>(&p, files).map_err(proto_err)?.converted.value;
         m.to_v1().map(|c| c.value).map_err(proto_err)
     }
 
-    /// Reads a v0.3 response message of `method` as the v1.0 response.
+    /// Reads a v0.3 response message of `method` as the v1.0 response (file bytes read as
+    /// [`FileBytes::Base64Text`] reads them).
     pub fn decode_response_v03(message: &[u8], method: Method) -> Result<Response, ClientError> {
+        decode_response_v03_with(message, method, FileBytes::default())
+    }
+
+    /// [`decode_response_v03`], file bytes read as `files` says.
+    pub fn decode_response_v03_with(message: &[u8], method: Method, files: FileBytes) -> Result<Response, ClientError> {
         Ok(match method {
-            Method::SendMessage => Response::SendMessage(read::<pb::SendMessageResponse, model::SendMessageResult>(message)?),
-            Method::GetTask | Method::CancelTask => Response::Task(read::<pb::Task, model::Task>(message)?),
+            Method::SendMessage => Response::SendMessage(read::<pb::SendMessageResponse, model::SendMessageResult>(message, files)?),
+            Method::GetTask | Method::CancelTask => Response::Task(read::<pb::Task, model::Task>(message, files)?),
             Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => {
-                Response::PushConfig(read::<pb::TaskPushNotificationConfig, model::TaskPushNotificationConfig>(message)?)
+                Response::PushConfig(read::<pb::TaskPushNotificationConfig, model::TaskPushNotificationConfig>(message, files)?)
             }
-            Method::ListTaskPushNotificationConfigs => {
-                Response::PushConfigs(read::<pb::ListTaskPushNotificationConfigResponse, Vec<model::TaskPushNotificationConfig>>(message)?)
-            }
+            Method::ListTaskPushNotificationConfigs => Response::PushConfigs(read::<
+                pb::ListTaskPushNotificationConfigResponse,
+                Vec<model::TaskPushNotificationConfig>,
+            >(message, files)?),
             Method::DeleteTaskPushNotificationConfig => Response::Deleted,
-            Method::GetExtendedAgentCard => Response::AgentCard(read::<pb::AgentCard, model::AgentCard>(message)?),
+            Method::GetExtendedAgentCard => Response::AgentCard(read::<pb::AgentCard, model::AgentCard>(message, files)?),
             Method::SendStreamingMessage | Method::SubscribeToTask | Method::ListTasks => {
                 return Err(ClientError::Protocol(alloc::format!("{method:?} has no single v0.3 response")))
             }
         })
     }
 
-    /// Reads one v0.3 streamed `StreamResponse` as v1.0.
+    /// Reads one v0.3 streamed `StreamResponse` as v1.0 (file bytes read as
+    /// [`FileBytes::Base64Text`] reads them).
     pub fn decode_stream_event_v03(message: &[u8]) -> Result<v1::StreamResponse, ClientError> {
-        read::<pb::StreamResponse, model::StreamEvent>(message)
+        decode_stream_event_v03_with(message, FileBytes::default())
+    }
+
+    /// [`decode_stream_event_v03`], file bytes read as `files` says.
+    pub fn decode_stream_event_v03_with(message: &[u8], files: FileBytes) -> Result<v1::StreamResponse, ClientError> {
+        read::<pb::StreamResponse, model::StreamEvent>(message, files)
     }
 }
 
+pub use crate::v03::pb::FileBytes;
 pub use v03_impl::{
-    decode_request_v03, decode_response_v03, decode_stream_event_v03, encode_request_v03, encode_response_v03, encode_stream_event_v03,
+    decode_request_v03, decode_request_v03_with, decode_response_v03, decode_response_v03_with, decode_stream_event_v03,
+    decode_stream_event_v03_with, encode_request_v03, encode_request_v03_with, encode_response_v03, encode_response_v03_with,
+    encode_stream_event_v03, encode_stream_event_v03_with,
 };
 
 /// The path of `method` in v0.3, if it exists there.

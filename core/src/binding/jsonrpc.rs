@@ -240,15 +240,25 @@ pub fn encode_error(id: &Value, error: &A2aError, out: &mut Vec<u8>) {
 /// JSON-RPC codes that exist in v0.3.
 const V03_CODES: [i64; 12] = [-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007];
 
-/// An error answer in `version`'s codes: a v0.3 peer gets -32603 (internal) for an error
-/// v0.3 has no code for (-32008, -32009, the generic categories), with the message and the
-/// typed `data` kept, so that an aware client still finds the `ErrorInfo` reason.
+/// An error answer in `version`'s codes. v0.3's `data` is free-form and its releases read it
+/// in shapes that exclude each other (a2a-go v0.3.15 decodes it into an object and fails on
+/// an array, a2a-go v2.3.1's v0.3 client into an array of typed details and fails on an
+/// object; a2a-sdk 0.3.24 and @a2a-js/sdk 0.3.14 send none), so a v0.3 peer gets no `data`
+/// when the v0.3 code names the error. An error v0.3 has no code for (-32008, -32009, the
+/// generic categories) goes as -32603 (internal) with the message and the typed details in
+/// `data`, so that an aware client still finds the `ErrorInfo` reason.
 pub fn encode_error_for(id: &Value, version: ProtocolVersion, error: &A2aError, out: &mut Vec<u8>) {
     open(id, out);
     out.extend_from_slice(br#","error":"#);
     let mut body = error.to_jsonrpc_error();
-    if version.is_legacy() && !V03_CODES.contains(&i64::from(error.jsonrpc_code())) {
-        body["code"] = Value::from(-32603);
+    if version.is_legacy() {
+        if V03_CODES.contains(&i64::from(error.jsonrpc_code())) {
+            if let Some(o) = body.as_object_mut() {
+                o.remove("data");
+            }
+        } else {
+            body["code"] = Value::from(-32603);
+        }
     }
     let _ = json::write_serde(&body, out);
     out.push(b'}');

@@ -621,6 +621,7 @@ mod v03_impl {
     use super::*;
     use crate::proto::v03 as pb;
     use crate::v03::{self as model, pb as conv, ToV03, ToV1};
+    use conv::FileBytes;
 
     fn bad(e: crate::v03::ConvertError) -> A2aError {
         A2aError::invalid_field(e.path(), alloc::format!("{e}"))
@@ -635,13 +636,29 @@ mod v03_impl {
         validated(v.to_v1().map(|c| c.value).map_err(bad)?)
     }
 
-    /// Builds the v1.0 operation of a matched v0.3 route.
+    /// Builds the v1.0 operation of a matched v0.3 route (file bytes read as
+    /// [`FileBytes::Base64Text`] reads them).
     pub fn decode_request_v03(method: Method, params: PathParams, query: Option<&str>, body: &[u8]) -> Result<Operation, A2aError> {
+        decode_request_v03_with(method, params, query, body, FileBytes::default()).map(|(op, _)| op)
+    }
+
+    /// [`decode_request_v03`], file bytes read as `files` says; also gives the form the
+    /// client's file bytes came in (to answer it in that form).
+    pub fn decode_request_v03_with(
+        method: Method,
+        params: PathParams,
+        query: Option<&str>,
+        body: &[u8],
+        files: FileBytes,
+    ) -> Result<(Operation, FileBytes), A2aError> {
         let q = Query::parse(query)?;
-        Ok(match method {
+        let mut seen = files;
+        let op = match method {
             Method::SendMessage | Method::SendStreamingMessage => {
                 let r: pb::SendMessageRequest = decode_body(body)?;
-                let v1req = up(conv::from_pb::<model::MessageSendParams>(&r).map_err(bad)?.value)?;
+                let read = conv::from_pb_with::<model::MessageSendParams>(&r, files).map_err(bad)?;
+                seen = read.files_seen;
+                let v1req = up(read.converted.value)?;
                 Operation::Task(if method == Method::SendMessage {
                     Request::SendMessage(v1req)
                 } else {
@@ -688,7 +705,8 @@ mod v03_impl {
             }
             Method::GetExtendedAgentCard => Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default()),
             Method::ListTasks => return Err(A2aError::new(ErrorKind::MethodNotFound)),
-        })
+        };
+        Ok((op, seen))
     }
 
     fn pbjson<T: crate::codec::Message>(m: &T, out: &mut Vec<u8>) -> Result<(), A2aError> {
@@ -698,11 +716,20 @@ mod v03_impl {
     /// Writes a v0.3 answer body: the v0.3 proto's ProtoJSON (the card: the v0.3 JSON card,
     /// as the v0.3 SDKs serve it).
     pub fn encode_response_v03(response: &Response, out: &mut Vec<u8>) -> Result<(), A2aError> {
+        encode_response_v03_with(response, FileBytes::default(), out)
+    }
+
+    /// [`encode_response_v03`] with file bytes in the form `files`.
+    pub fn encode_response_v03_with(response: &Response, files: FileBytes, out: &mut Vec<u8>) -> Result<(), A2aError> {
         match response {
-            Response::SendMessage(r) => pbjson(&conv::to_pb(&r.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
-            Response::Task(t) => pbjson(&conv::to_pb(&t.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
-            Response::PushConfig(c) => pbjson(&conv::to_pb(&c.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
-            Response::PushConfigs(r) => pbjson(&conv::to_pb(&r.to_v03().map_err(internal)?.value).map_err(internal)?.value, out),
+            Response::SendMessage(r) => {
+                pbjson(&conv::to_pb_with(&r.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out)
+            }
+            Response::Task(t) => pbjson(&conv::to_pb_with(&t.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out),
+            Response::PushConfig(c) => pbjson(&conv::to_pb_with(&c.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out),
+            Response::PushConfigs(r) => {
+                pbjson(&conv::to_pb_with(&r.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out)
+            }
             Response::Deleted => {
                 out.extend_from_slice(b"{}");
                 Ok(())
@@ -716,24 +743,35 @@ mod v03_impl {
         }
     }
 
-    /// One v0.3 stream event (the v0.3 proto's `StreamResponse` in ProtoJSON).
+    /// One v0.3 stream event (the v0.3 proto's `StreamResponse` in ProtoJSON; file bytes as
+    /// base64 text).
     pub fn encode_stream_event_v03(event: &v1::StreamResponse, out: &mut Vec<u8>) -> Result<(), A2aError> {
-        pbjson(&conv::to_pb(&event.to_v03().map_err(internal)?.value).map_err(internal)?.value, out)
+        encode_stream_event_v03_with(event, FileBytes::default(), out)
+    }
+
+    /// [`encode_stream_event_v03`] with file bytes in the form `files`.
+    pub fn encode_stream_event_v03_with(event: &v1::StreamResponse, files: FileBytes, out: &mut Vec<u8>) -> Result<(), A2aError> {
+        pbjson(&conv::to_pb_with(&event.to_v03().map_err(internal)?.value, files).map_err(internal)?.value, out)
     }
 
     fn local(e: impl core::fmt::Display) -> A2aError {
         A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}"))
     }
 
-    /// How a client sends `operation` to a v0.3 HTTP+JSON server.
+    /// How a client sends `operation` to a v0.3 HTTP+JSON server (file bytes as base64 text).
     pub fn encode_request_v03(operation: &Operation) -> Result<(&'static str, String, Vec<u8>), A2aError> {
+        encode_request_v03_with(operation, FileBytes::default())
+    }
+
+    /// [`encode_request_v03`] with file bytes in the form `files`.
+    pub fn encode_request_v03_with(operation: &Operation, files: FileBytes) -> Result<(&'static str, String, Vec<u8>), A2aError> {
         use crate::http::percent_encode as enc;
         let mut body = Vec::new();
         let (verb, path) = match operation {
             Operation::GetExtendedAgentCard(_) => ("GET", String::from("/v1/card")),
             Operation::Task(r) => match r {
                 Request::SendMessage(x) | Request::SendStreamingMessage(x) => {
-                    pbjson(&conv::to_pb(&x.to_v03().map_err(local)?.value).map_err(local)?.value, &mut body)?;
+                    pbjson(&conv::to_pb_with(&x.to_v03().map_err(local)?.value, files).map_err(local)?.value, &mut body)?;
                     ("POST", String::from(if matches!(r, Request::SendMessage(_)) { "/v1/message:send" } else { "/v1/message:stream" }))
                 }
                 Request::GetTask(x) => {
@@ -769,23 +807,33 @@ mod v03_impl {
         crate::error::ClientError::Protocol(alloc::format!("invalid v0.3 answer: {e}"))
     }
 
-    fn read<P: crate::codec::Message, M: conv::FromPb<Pb = P> + ToV1>(body: &[u8]) -> Result<M::V1, crate::error::ClientError> {
+    fn read<P: crate::codec::Message, M: conv::FromPb<Pb = P> + ToV1>(
+        body: &[u8],
+        files: FileBytes,
+    ) -> Result<M::V1, crate::error::ClientError> {
         let p: P = json::decode_unchecked(body).map_err(proto_err)?;
-        let m = conv::from_pb::<M>(&p).map_err(proto_err)?.value;
+        let m = conv::from_pb_with::<M>(&p, files).map_err(proto_err)?.converted.value;
         m.to_v1().map(|c| c.value).map_err(proto_err)
     }
 
-    /// Reads a v0.3 answer body for `method` as the v1.0 response.
+    /// Reads a v0.3 answer body for `method` as the v1.0 response (file bytes read as
+    /// [`FileBytes::Base64Text`] reads them).
     pub fn decode_response_v03(body: &[u8], method: Method) -> Result<Response, crate::error::ClientError> {
+        decode_response_v03_with(body, method, FileBytes::default())
+    }
+
+    /// [`decode_response_v03`], file bytes read as `files` says.
+    pub fn decode_response_v03_with(body: &[u8], method: Method, files: FileBytes) -> Result<Response, crate::error::ClientError> {
         Ok(match method {
-            Method::SendMessage => Response::SendMessage(read::<pb::SendMessageResponse, model::SendMessageResult>(body)?),
-            Method::GetTask | Method::CancelTask => Response::Task(read::<pb::Task, model::Task>(body)?),
+            Method::SendMessage => Response::SendMessage(read::<pb::SendMessageResponse, model::SendMessageResult>(body, files)?),
+            Method::GetTask | Method::CancelTask => Response::Task(read::<pb::Task, model::Task>(body, files)?),
             Method::CreateTaskPushNotificationConfig | Method::GetTaskPushNotificationConfig => {
-                Response::PushConfig(read::<pb::TaskPushNotificationConfig, model::TaskPushNotificationConfig>(body)?)
+                Response::PushConfig(read::<pb::TaskPushNotificationConfig, model::TaskPushNotificationConfig>(body, files)?)
             }
-            Method::ListTaskPushNotificationConfigs => {
-                Response::PushConfigs(read::<pb::ListTaskPushNotificationConfigResponse, Vec<model::TaskPushNotificationConfig>>(body)?)
-            }
+            Method::ListTaskPushNotificationConfigs => Response::PushConfigs(read::<
+                pb::ListTaskPushNotificationConfigResponse,
+                Vec<model::TaskPushNotificationConfig>,
+            >(body, files)?),
             Method::DeleteTaskPushNotificationConfig => Response::Deleted,
             Method::GetExtendedAgentCard => {
                 let c: model::AgentCard = model::decode(body).map_err(proto_err)?;
@@ -797,12 +845,19 @@ mod v03_impl {
         })
     }
 
-    /// Reads one v0.3 stream event.
+    /// Reads one v0.3 stream event (file bytes read as [`FileBytes::Base64Text`] reads them).
     pub fn decode_stream_event_v03(data: &[u8]) -> Result<v1::StreamResponse, crate::error::ClientError> {
-        read::<pb::StreamResponse, model::StreamEvent>(data)
+        decode_stream_event_v03_with(data, FileBytes::default())
+    }
+
+    /// [`decode_stream_event_v03`], file bytes read as `files` says.
+    pub fn decode_stream_event_v03_with(data: &[u8], files: FileBytes) -> Result<v1::StreamResponse, crate::error::ClientError> {
+        read::<pb::StreamResponse, model::StreamEvent>(data, files)
     }
 }
 
 pub use v03_impl::{
-    decode_request_v03, decode_response_v03, decode_stream_event_v03, encode_request_v03, encode_response_v03, encode_stream_event_v03,
+    decode_request_v03, decode_request_v03_with, decode_response_v03, decode_response_v03_with, decode_stream_event_v03,
+    decode_stream_event_v03_with, encode_request_v03, encode_request_v03_with, encode_response_v03, encode_response_v03_with,
+    encode_stream_event_v03, encode_stream_event_v03_with,
 };

@@ -46,6 +46,7 @@ use crate::error::classify_http;
 use crate::http::{HttpResponse, OutgoingRequest};
 use crate::op::Response;
 use crate::op::{Method, Operation};
+pub use crate::v03::pb::FileBytes;
 use alloc::vec::Vec;
 use serde_json::Value;
 
@@ -100,6 +101,7 @@ pub struct Client {
     extensions: Vec<String>,
     extra_headers: Vec<(String, String)>,
     next_id: u64,
+    v03_files: FileBytes,
 }
 
 /// A request built by [`Client::prepare`], and what is needed to read its answer.
@@ -118,6 +120,8 @@ pub struct PreparedCall {
     /// The other verb of an HTTP+JSON subscribe, to try once if the first is answered with a
     /// method error.
     method_fallback: Option<OutgoingRequest>,
+    /// How v0.3 gRPC and HTTP+JSON file bytes are read from the answer.
+    v03_files: FileBytes,
 }
 
 impl PreparedCall {
@@ -144,7 +148,15 @@ fn join(base: &str, path: &str) -> String {
 impl Client {
     /// A client for `iface`.
     pub fn new(iface: SelectedInterface) -> Self {
-        Client { iface, extensions: Vec::new(), extra_headers: Vec::new(), next_id: 1 }
+        Client { iface, extensions: Vec::new(), extra_headers: Vec::new(), next_id: 1, v03_files: FileBytes::default() }
+    }
+
+    /// How file bytes travel on a v0.3 gRPC or HTTP+JSON interface: [`FileBytes::Base64Text`]
+    /// by default (what the servers of a2a-sdk 0.3, a2a-go v0.3 and a2a-sdk 1.x's v0.3 layer
+    /// read and write), [`FileBytes::Raw`] for a server on @a2a-js/sdk 0.3.
+    pub fn with_v03_file_bytes(mut self, files: FileBytes) -> Self {
+        self.v03_files = files;
+        self
     }
 
     /// Declares extensions (sent in `A2A-Extensions`).
@@ -219,9 +231,12 @@ impl Client {
                 )
             }
             Binding::HttpJson => {
-                let (verb, path, body) =
-                    if version.is_legacy() { rest::encode_request_v03(&operation) } else { rest::encode_request(&operation) }
-                        .map_err(|e| ClientError::Local(alloc::format!("{e}")))?;
+                let (verb, path, body) = if version.is_legacy() {
+                    rest::encode_request_v03_with(&operation, self.v03_files)
+                } else {
+                    rest::encode_request(&operation)
+                }
+                .map_err(|e| ClientError::Local(alloc::format!("{e}")))?;
                 // v0.3 HTTP+JSON MUST use application/json (v0.3 §3.2.3); v1.0 names its own type.
                 let (ctype, accept) = match (version.is_legacy(), streaming) {
                     (_, true) => (if version.is_legacy() { "application/json" } else { rest::CONTENT_TYPE }, sse::CONTENT_TYPE),
@@ -248,7 +263,7 @@ impl Client {
             Binding::Grpc => {
                 let mut msg = Vec::new();
                 let path = if version.is_legacy() {
-                    grpc::encode_request_v03(&operation, &mut msg)?;
+                    grpc::encode_request_v03_with(&operation, self.v03_files, &mut msg)?;
                     grpc::path_v03(method).ok_or_else(|| ClientError::Local(alloc::format!("{method:?} does not exist in A2A 0.3")))?
                 } else {
                     grpc::encode_request(&operation, &mut msg);
@@ -261,7 +276,8 @@ impl Client {
             }
             Binding::Custom(ref b) => return Err(ClientError::Local(alloc::format!("binding {b} is not supported"))),
         };
-        Ok(PreparedCall { request, method, id, binding: self.iface.binding.clone(), version, tenant, method_fallback })
+        let v03_files = self.v03_files;
+        Ok(PreparedCall { request, method, id, binding: self.iface.binding.clone(), version, tenant, method_fallback, v03_files })
     }
 
     /// The request to send once more after `answer`, if the binding's rules call for it (an
@@ -325,6 +341,15 @@ impl Client {
 /// A decoder for the events of a streaming call whose response head was `head` (events up to
 /// `max_event` bytes); fails with the server's error when the head is not a stream.
 fn stream_decoder(call: &PreparedCall, head: &HttpResponse, max_event: usize) -> Result<StreamDecoder, ClientError> {
+    let r = stream_decoder_typed(call, head, max_event);
+    if call.version.is_legacy() {
+        r.map_err(|e| infer_v03(call, e, &head.body))
+    } else {
+        r
+    }
+}
+
+fn stream_decoder_typed(call: &PreparedCall, head: &HttpResponse, max_event: usize) -> Result<StreamDecoder, ClientError> {
     {
         if call.binding == Binding::Grpc {
             if head.status != 200 {
@@ -336,7 +361,7 @@ fn stream_decoder(call: &PreparedCall, head: &HttpResponse, max_event: usize) ->
             // A v1.0 a2a-wire server numbers the messages from the id in its head.
             let next = head.header(crate::server::EVENT_ID_HEADER).and_then(|v| EventId::parse(v.trim()));
             return Ok(StreamDecoder {
-                inner: Inner::Grpc { buf: Vec::new(), legacy: call.version.is_legacy(), next },
+                inner: Inner::Grpc { buf: Vec::new(), legacy: call.version.is_legacy(), next, files: call.v03_files },
                 max_event,
                 last_id: None,
             });
@@ -357,6 +382,7 @@ fn stream_decoder(call: &PreparedCall, head: &HttpResponse, max_event: usize) ->
                 decoder: sse::SseDecoder::new(max_event),
                 jsonrpc: call.binding == Binding::JsonRpc,
                 version: call.version,
+                files: call.v03_files,
             },
             max_event,
             last_id: None,
@@ -370,12 +396,14 @@ enum Inner {
         decoder: sse::SseDecoder,
         jsonrpc: bool,
         version: crate::version::ProtocolVersion,
+        files: FileBytes,
     },
     /// `next`: the id of the next message, when the head gave the first.
     Grpc {
         buf: Vec<u8>,
         legacy: bool,
         next: Option<EventId>,
+        files: FileBytes,
     },
 }
 
@@ -420,14 +448,14 @@ impl StreamDecoder {
 
     fn decode_next(&mut self) -> Result<(Option<v1::StreamResponse>, Option<String>), ClientError> {
         match &mut self.inner {
-            Inner::Sse { decoder, jsonrpc: rpc, version } => {
+            Inner::Sse { decoder, jsonrpc: rpc, version, files } => {
                 let Some(ev) = decoder.next_event().map_err(|e| ClientError::Protocol(alloc::format!("{e}")))? else {
                     return Ok((None, None));
                 };
                 let id = ev.id.clone();
-                Self::decode_sse(&ev, *rpc, *version).map(|e| (Some(e), id))
+                Self::decode_sse(&ev, *rpc, *version, *files).map(|e| (Some(e), id))
             }
-            Inner::Grpc { buf, legacy, next } => {
+            Inner::Grpc { buf, legacy, next, files } => {
                 if buf.len() < 5 {
                     return Ok((None, None));
                 }
@@ -441,8 +469,11 @@ impl StreamDecoder {
                 if buf.len() < 5 + len {
                     return Ok((None, None));
                 }
-                let event =
-                    if *legacy { grpc::decode_stream_event_v03(&buf[5..5 + len]) } else { grpc::decode_stream_event(&buf[5..5 + len]) };
+                let event = if *legacy {
+                    grpc::decode_stream_event_v03_with(&buf[5..5 + len], *files)
+                } else {
+                    grpc::decode_stream_event(&buf[5..5 + len])
+                };
                 buf.drain(..5 + len);
                 let id = next.map(|n| n.to_string());
                 *next = next.map(|n| n.plus(1));
@@ -451,7 +482,12 @@ impl StreamDecoder {
         }
     }
 
-    fn decode_sse(ev: &sse::SseEvent, rpc: bool, version: crate::version::ProtocolVersion) -> Result<v1::StreamResponse, ClientError> {
+    fn decode_sse(
+        ev: &sse::SseEvent,
+        rpc: bool,
+        version: crate::version::ProtocolVersion,
+        files: FileBytes,
+    ) -> Result<v1::StreamResponse, ClientError> {
         if rpc {
             return jsonrpc::decode_stream_event(ev.data.as_bytes(), version);
         }
@@ -468,7 +504,7 @@ impl StreamDecoder {
             }
         }
         if version.is_legacy() {
-            return rest::decode_stream_event_v03(data);
+            return rest::decode_stream_event_v03_with(data, files);
         }
         crate::codec::json::decode_unchecked::<v1::StreamResponse>(data)
             .map_err(|e| ClientError::Protocol(alloc::format!("invalid stream event: {e}")))
@@ -486,8 +522,74 @@ impl StreamDecoder {
     }
 }
 
+/// What an error answer of a v0.3 gRPC or HTTP+JSON server that carries no A2A type means
+/// for `method`, read as the v0.3 releases' own clients read their servers' errors:
+/// - gRPC (a2a-go v0.3.15 and @a2a-js/sdk 0.3.14 send a bare status): `NOT_FOUND` of a call
+///   naming a task is TaskNotFound, `FAILED_PRECONDITION` of CancelTask is TaskNotCancelable;
+/// - HTTP+JSON (a2a-sdk 0.3.24 sends `{"message": ...}` with a status from its table): 404 of
+///   a call naming a task is TaskNotFound, 409 TaskNotCancelable, 501 UnsupportedOperation
+///   (PushNotificationNotSupported for a push config call), 415 ContentTypeNotSupported,
+///   422 InvalidParams, 502 InvalidAgentResponse.
+///
+/// A status alone means nothing more (a proxy's 404 is not TaskNotFound): the HTTP rule
+/// needs the body to be exactly that shape, and neither rule applies to v1.0 interfaces.
+fn infer_v03(call: &PreparedCall, error: ClientError, body: &[u8]) -> ClientError {
+    use crate::error::{ErrorKind as K, Received};
+    let ClientError::Remote(Received::NotA2a { status, message }) = &error else { return error };
+    let names_task = !matches!(call.method, Method::ListTasks | Method::GetExtendedAgentCard);
+    let push = matches!(
+        call.method,
+        Method::CreateTaskPushNotificationConfig
+            | Method::GetTaskPushNotificationConfig
+            | Method::ListTaskPushNotificationConfigs
+            | Method::DeleteTaskPushNotificationConfig
+    );
+    let kind = match call.binding {
+        Binding::Grpc => match *status {
+            5 if names_task => Some(K::TaskNotFound),
+            9 if call.method == Method::CancelTask => Some(K::TaskNotCancelable),
+            _ => None,
+        },
+        Binding::HttpJson => {
+            let sdk_shape = serde_json::from_slice::<Value>(body)
+                .ok()
+                .and_then(|v| v.as_object().map(|o| o.len() == 1 && o.get("message").is_some_and(Value::is_string)))
+                .unwrap_or(false);
+            match *status {
+                _ if !sdk_shape => None,
+                404 if names_task => Some(K::TaskNotFound),
+                409 if call.method == Method::CancelTask => Some(K::TaskNotCancelable),
+                501 if push => Some(K::PushNotificationNotSupported),
+                501 => Some(K::UnsupportedOperation),
+                415 => Some(K::ContentTypeNotSupported),
+                422 => Some(K::InvalidParams),
+                502 => Some(K::InvalidAgentResponse),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    match kind {
+        Some(k) => ClientError::Remote(Received::A2a(if message.is_empty() {
+            crate::error::A2aError::new(k)
+        } else {
+            crate::error::A2aError::with_message(k, message.clone())
+        })),
+        None => error,
+    }
+}
+
 /// Reads the answer to a unary call.
 fn parse_answer(call: &PreparedCall, answer: &HttpResponse) -> Result<Response, ClientError> {
+    let r = parse_answer_typed(call, answer);
+    if call.version.is_legacy() {
+        r.map_err(|e| infer_v03(call, e, &answer.body))
+    } else {
+        r
+    }
+}
+
+fn parse_answer_typed(call: &PreparedCall, answer: &HttpResponse) -> Result<Response, ClientError> {
     match call.binding {
         Binding::Grpc => {
             let fields = if answer.trailers.is_empty() { &answer.headers } else { &answer.trailers };
@@ -497,7 +599,7 @@ fn parse_answer(call: &PreparedCall, answer: &HttpResponse) -> Result<Response, 
                 return Err(ClientError::Protocol(String::from("a unary gRPC answer carries exactly one message")));
             };
             if call.version.is_legacy() {
-                grpc::decode_response_v03(message, call.method)
+                grpc::decode_response_v03_with(message, call.method, call.v03_files)
             } else {
                 grpc::decode_response(message, call.method)
             }
@@ -506,7 +608,7 @@ fn parse_answer(call: &PreparedCall, answer: &HttpResponse) -> Result<Response, 
         // Any 2xx is success (the JS SDK's v0.3 server answers message:send with 201).
         Binding::HttpJson if (200..300).contains(&answer.status) => {
             if call.version.is_legacy() {
-                rest::decode_response_v03(&answer.body, call.method)
+                rest::decode_response_v03_with(&answer.body, call.method, call.v03_files)
             } else {
                 rest::decode_response(&answer.body, call.method)
             }

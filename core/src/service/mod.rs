@@ -97,6 +97,9 @@ pub struct ServiceConfig {
     pub webhooks: webhook::Policy,
     /// Where log lines go.
     pub log: SharedLog,
+    /// How v0.3 gRPC and HTTP+JSON answers carry file bytes (see
+    /// [`crate::server::Endpoint::with_v03_file_bytes`]).
+    pub v03_file_bytes: crate::server::FileBytes,
 }
 
 impl core::fmt::Debug for ServiceConfig {
@@ -110,6 +113,7 @@ impl core::fmt::Debug for ServiceConfig {
             .field("authenticate", &self.authenticate)
             .field("engine", &self.engine)
             .field("webhooks", &self.webhooks)
+            .field("v03_file_bytes", &self.v03_file_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -134,6 +138,7 @@ impl ServiceConfig {
             engine,
             webhooks: webhook::Policy::default(),
             log: crate::log::silent(),
+            v03_file_bytes: crate::server::FileBytes::default(),
         }
     }
 }
@@ -317,7 +322,7 @@ impl<S: TaskStore> Service<S> {
     /// Runs lost in a restart (a persistent store holding `SUBMITTED` or `WORKING` tasks) are
     /// started again: their [`Output::StartRun`]s are the first outputs.
     pub fn new(config: ServiceConfig, store: S, key: u128, now: Timestamp) -> Result<Self, ConfigError> {
-        let mut endpoint = Endpoint::new(config.card.clone())?.with_limits(config.limits);
+        let mut endpoint = Endpoint::new(config.card.clone())?.with_limits(config.limits).with_v03_file_bytes(config.v03_file_bytes);
         // The endpoint checks the card's capability against "some extended card exists".
         if let Some(x) = config.extended_card.clone().or_else(|| config.extended_cards.values().next().cloned()) {
             endpoint = endpoint.with_extended_card(x);

@@ -10,7 +10,9 @@
 //! - the proto has no file `name` and no `referenceTaskIds`: writing them to the proto
 //!   reports [`LossKind::Dropped`];
 //! - proto3 booleans have no "absent": a `SendMessageConfiguration` present with `blocking`
-//!   false asks for a non-blocking send; no configuration at all is the blocking default.
+//!   false asks for a non-blocking send; no configuration at all is read as the blocking
+//!   default, and a configuration is always written (with `blocking` true unless asked
+//!   otherwise), since a2a-sdk 0.3.24 and 1.0.3 read a missing one as non-blocking.
 
 use super::convert::{meta_v03, meta_v1, object_to_struct, opt, opt_list, timestamp_v03, Cx};
 use super::*;
@@ -35,16 +37,91 @@ pub trait IntoPb {
     fn into_pb(&self, cx: &mut Cx) -> Result<Self::Pb, ConvertError>;
 }
 
-/// Reads a proto message as the v0.3 model.
-pub fn from_pb<T: FromPb>(pb: &T::Pb) -> Result<Converted<T>, ConvertError> {
-    let mut cx = Cx::default();
-    let value = T::from_pb(pb, &mut cx)?;
-    Ok(Converted { value, losses: cx.take_losses() })
+/// How the bytes of a file part travel in the v0.3 proto's `FilePart.file_with_bytes` (v0.3
+/// gRPC, and v0.3 HTTP+JSON, which is that proto's JSON). The field is `bytes`, but the v0.3
+/// releases that most agents run (a2a-sdk 0.3.x, a2a-go v0.3.x, and the v0.3 layer of a2a-sdk
+/// 1.x) put the base64 *text* of the file in it, so on HTTP+JSON the file is base64-encoded
+/// twice; @a2a-js/sdk 0.3.x puts the bytes themselves. INTEROP.md, "File bytes in v0.3",
+/// gives the evidence.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FileBytes {
+    /// Written as the standard padded base64 text of the bytes (what a2a-sdk and a2a-go
+    /// write and read). Read: a field whose content is canonical base64 text (standard
+    /// alphabet, padded, what an encoder writes) is its decoded bytes; any other content is
+    /// the bytes themselves, as a raw writer sent them. So both forms arrive as the bytes
+    /// their sender meant, except raw bytes that happen to be canonical base64 text (for
+    /// example the four-byte file `abcd`), which need [`FileBytes::Raw`].
+    #[default]
+    Base64Text,
+    /// Written and read as the bytes themselves, as the proto's type says and @a2a-js/sdk
+    /// 0.3 does.
+    Raw,
 }
 
-/// Writes a v0.3 model value as its proto message.
-pub fn to_pb<T: IntoPb>(v: &T) -> Result<Converted<T::Pb>, ConvertError> {
+impl FileBytes {
+    /// The form named `base64` or `raw` (the CLI's and the bindings' option values).
+    pub fn from_name(name: &str) -> Option<FileBytes> {
+        match name {
+            "base64" => Some(FileBytes::Base64Text),
+            "raw" => Some(FileBytes::Raw),
+            _ => None,
+        }
+    }
+    /// `base64` or `raw`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileBytes::Base64Text => "base64",
+            FileBytes::Raw => "raw",
+        }
+    }
+}
+
+/// `field` as base64 text if it is canonical standard padded base64 (what an encoder
+/// writes): the text itself, already the model's form.
+fn canonical_base64(field: &[u8]) -> Option<&str> {
+    let text = core::str::from_utf8(field).ok()?;
+    if text.len() % 4 != 0 {
+        return None;
+    }
+    let raw = base64::decode(text).ok()?;
+    (base64::encode(&raw) == text).then_some(text)
+}
+
+/// What reading a proto message found about its file bytes.
+#[derive(Clone, Debug)]
+pub struct Read<T> {
+    /// The value and its losses.
+    pub converted: Converted<T>,
+    /// The form the sender's file bytes came in: [`FileBytes::Raw`] when some file's bytes
+    /// were not base64 text (a raw writer), else the form read with. A server answers such a
+    /// client in its form.
+    pub files_seen: FileBytes,
+}
+
+/// Reads a proto message as the v0.3 model (file bytes read as [`FileBytes::Base64Text`]
+/// reads them).
+pub fn from_pb<T: FromPb>(pb: &T::Pb) -> Result<Converted<T>, ConvertError> {
+    from_pb_with(pb, FileBytes::default()).map(|r| r.converted)
+}
+
+/// Reads a proto message as the v0.3 model, file bytes as `files` says.
+pub fn from_pb_with<T: FromPb>(pb: &T::Pb, files: FileBytes) -> Result<Read<T>, ConvertError> {
     let mut cx = Cx::default();
+    cx.files = files;
+    let value = T::from_pb(pb, &mut cx)?;
+    let files_seen = if cx.raw_seen { FileBytes::Raw } else { files };
+    Ok(Read { converted: Converted { value, losses: cx.take_losses() }, files_seen })
+}
+
+/// Writes a v0.3 model value as its proto message (file bytes as base64 text).
+pub fn to_pb<T: IntoPb>(v: &T) -> Result<Converted<T::Pb>, ConvertError> {
+    to_pb_with(v, FileBytes::default())
+}
+
+/// Writes a v0.3 model value as its proto message, file bytes in the form `files`.
+pub fn to_pb_with<T: IntoPb>(v: &T, files: FileBytes) -> Result<Converted<T::Pb>, ConvertError> {
+    let mut cx = Cx::default();
+    cx.files = files;
     let value = v.into_pb(&mut cx)?;
     Ok(Converted { value, losses: cx.take_losses() })
 }
@@ -126,7 +203,17 @@ impl FromPb for Part {
                 let mime_type = opt(&f.mime_type);
                 let file = match &f.file {
                     Some(File::FileWithUri(uri)) => FileContent::Uri { uri: uri.clone(), mime_type, name: None },
-                    Some(File::FileWithBytes(b)) => FileContent::Bytes { bytes: base64::encode(b), mime_type, name: None },
+                    Some(File::FileWithBytes(b)) => {
+                        let text = match (cx.files, canonical_base64(b)) {
+                            (FileBytes::Base64Text, Some(text)) => String::from(text),
+                            (FileBytes::Base64Text, None) => {
+                                cx.raw_seen = true;
+                                base64::encode(b)
+                            }
+                            (FileBytes::Raw, _) => base64::encode(b),
+                        };
+                        FileContent::Bytes { bytes: text, mime_type, name: None }
+                    }
                     None => return Err(cx.missing("file")),
                 };
                 Part::File(FilePart { file, metadata: None, kind: tag::File })
@@ -149,7 +236,11 @@ impl IntoPb for Part {
                     FileContent::Uri { uri, mime_type, name } => (File::FileWithUri(uri.clone()), mime_type, name),
                     FileContent::Bytes { bytes, mime_type, name } => {
                         let raw = base64::decode(bytes).map_err(|_| ConvertError::InvalidBase64 { path: cx.field_path("file.bytes") })?;
-                        (File::FileWithBytes(raw), mime_type, name)
+                        let field = match cx.files {
+                            FileBytes::Base64Text => base64::encode(&raw).into_bytes(),
+                            FileBytes::Raw => raw,
+                        };
+                        (File::FileWithBytes(field), mime_type, name)
                     }
                 };
                 if name.is_some() {
@@ -459,11 +550,17 @@ impl IntoPb for MessageSendParams {
     fn into_pb(&self, cx: &mut Cx) -> Result<pb::SendMessageRequest, ConvertError> {
         Ok(pb::SendMessageRequest {
             request: Some(cx.at("message", |cx| self.message.into_pb(cx))?),
-            configuration: self.configuration.as_ref().map(|c| pb::SendMessageConfiguration {
-                accepted_output_modes: c.accepted_output_modes.clone().unwrap_or_default(),
-                push_notification: c.push_notification_config.as_ref().map(push_to_pb),
-                history_length: c.history_length.unwrap_or(0),
-                blocking: c.blocking.unwrap_or(true),
+            // Always a configuration: a2a-sdk 0.3.24 and 1.0.3 read a request without one
+            // as non-blocking (proto3's `blocking` default), where the spec's default and
+            // every other server block.
+            configuration: Some(match self.configuration.as_ref() {
+                Some(c) => pb::SendMessageConfiguration {
+                    accepted_output_modes: c.accepted_output_modes.clone().unwrap_or_default(),
+                    push_notification: c.push_notification_config.as_ref().map(push_to_pb),
+                    history_length: c.history_length.unwrap_or(0),
+                    blocking: c.blocking.unwrap_or(true),
+                },
+                None => pb::SendMessageConfiguration { blocking: true, ..Default::default() },
             }),
             metadata: meta_v1(&self.metadata),
         })

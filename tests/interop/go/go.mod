@@ -4,11 +4,12 @@ go 1.25.0
 
 require (
 	github.com/a2aproject/a2a-go/v2 v2.3.1
+	github.com/google/uuid v1.6.0
 	google.golang.org/grpc v1.80.0
 )
 
 require (
-	github.com/google/uuid v1.6.0 // indirect
+	github.com/a2aproject/a2a-go v0.3.15 // indirect
 	golang.org/x/mod v0.33.0 // indirect
 	golang.org/x/net v0.49.0 // indirect
 	golang.org/x/sync v0.19.0 // indirect

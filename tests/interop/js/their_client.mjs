@@ -5,26 +5,44 @@
 //
 //   node their_client.mjs --url http://127.0.0.1:7441 [--binding JSONRPC|HTTP+JSON|GRPC]...
 //                         [--version 1.0|0.3]... [--server-name NAME]
+//   node ../js-1.0/their_client.mjs ...        (the same program on @a2a-js/sdk 1.0.0-beta.0)
+//   A2A_JS_SDK_DIR=DIR node their_client.mjs ...   (the SDK in DIR/node_modules)
+//
+// The SDK is loaded through ./sdk.mjs from the folder A2A_JS_SDK_DIR names
+// (default: this one). 1.3.0 and 1.0.0-beta.0 share the client API used here;
+// the one difference is where the error classes live (see the imports).
+//
+// Each binding x version gets its own client: the factory is given a copy of
+// the card that lists only the interface under test, and the SDK's
+// `legacyCompat` option picks its v0.3 transport for a 0.3 interface.
+// The checks are those of ../CHECKS.md: card, send, get, stream,
+// input_required, cancel_completed, get_unknown, list (1.0), message_only,
+// file, push, resubscribe.
 //
 // Every check runs on its own; a failing check never stops the others, and the
 // process always exits 0 (the orchestrator judges the lines).
 // Set A2A_INTEROP_TRACE=1 to log every HTTP exchange to stderr, and
 // A2A_INTEROP_TIMEOUT_MS to change the per-check deadline (default 20000).
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { credentials as grpcCredentials } from '@grpc/grpc-js';
-import { Role, TaskState } from '@a2a-js/sdk';
-import {
+import { sdk, peer, SDK_VERSION } from './sdk.mjs';
+
+const { credentials: grpcCredentials } = peer('@grpc/grpc-js');
+const { Role, TaskState } = await sdk();
+const {
   ClientFactory,
   ClientFactoryOptions,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
   RestTransportFactory,
-} from '@a2a-js/sdk/client';
-import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
-import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+} = await sdk('/client');
+const { GrpcTransportFactory } = await sdk('/client/grpc');
+// 1.3.0 exports the error classes from '@a2a-js/sdk/errors'; 1.0.0-beta.0 has no
+// such subpath and exports them from '@a2a-js/sdk/client'.
+const { TaskNotCancelableError, TaskNotFoundError } = (await sdk('/errors')) ?? (await sdk('/client'));
 
 const TIMEOUT_MS = Number(process.env.A2A_INTEROP_TIMEOUT_MS) || 20_000;
 const BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
@@ -57,7 +75,7 @@ process.on('uncaughtException', (e) => process.stderr.write(`uncaught exception:
 // ---------------------------------------------------------------- output ----
 
 function emit(binding, version, check, ok, detail) {
-  const line = { sdk: 'js', client: 'js', server: opts['server-name'], binding, version, check, ok, detail };
+  const line = { sdk: 'js', sdk_version: SDK_VERSION, client: 'js', server: opts['server-name'], binding, version, check, ok, detail };
   process.stdout.write(JSON.stringify(line) + '\n');
 }
 
@@ -158,6 +176,113 @@ function taskSummary(task) {
     state: stateName(task.status?.state),
     artifacts: artifactsSummary(task),
   });
+}
+
+/** The 32 bytes of the `file` check (CHECKS.md), and what the agent must say of them. */
+const FILE_BYTES = Buffer.from('6132612d7769726520000102feff2066696c652062797465732089504e470d0a', 'hex');
+const FILE_SAYS = `received ${FILE_BYTES.length} bytes sha256 ${createHash('sha256').update(FILE_BYTES).digest('hex')}`;
+
+/** A hint when `got` is the base64 text of FILE_BYTES (or its size is that of the text). */
+function base64Hint(got) {
+  const b64 = FILE_BYTES.toString('base64');
+  if (Buffer.isBuffer(got) && got.toString('latin1') === b64) return ' (these are the base64 text of FILE_BYTES, not the bytes)';
+  if (typeof got === 'string' && got.includes(`received ${b64.length} bytes`)) return ' (the size of the base64 text, not of the bytes)';
+  return '';
+}
+
+function partsSummary(parts) {
+  return JSON.stringify(
+    (parts ?? []).map((p) => {
+      const c = p?.content;
+      if (c?.$case === 'raw') return { raw: Buffer.from(c.value).toString('hex'), filename: p.filename, mediaType: p.mediaType };
+      return c ? { [c.$case]: c.value } : {};
+    }),
+  );
+}
+
+/** The task id an event of a stream names, if any. */
+function taskIdOf(ev) {
+  const p = ev?.payload;
+  if (!p) return '';
+  return p.$case === 'task' ? p.value.id : p.value?.taskId ?? '';
+}
+
+function eventTrace(ev) {
+  const p = ev?.payload;
+  if (!p) return '?';
+  if (p.$case === 'task') return `task(${stateName(p.value.status?.state)})`;
+  if (p.$case === 'message') return 'message';
+  if (p.$case === 'statusUpdate') return `status(${stateName(p.value.status?.state)})`;
+  const a = p.value;
+  return `artifact(${a.artifact?.artifactId},${JSON.stringify(partsText(a.artifact?.parts))},append=${a.append},last=${a.lastChunk})`;
+}
+
+/**
+ * A webhook on 127.0.0.1 (a free port, path /webhook) that keeps every POST it gets.
+ * `waitFor(pred, signal)` resolves with the first POST `pred` accepts.
+ */
+async function startWebhook() {
+  const posts = [];
+  let waiters = [];
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
+      const post = { method: req.method, path: req.url, headers: req.headers, raw, body };
+      posts.push(post);
+      if (process.env.A2A_INTEROP_TRACE) process.stderr.write(`webhook <- ${req.method} ${req.url} ${JSON.stringify(req.headers)} ${raw}\n`);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      for (const w of waiters) w();
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    url: `http://127.0.0.1:${server.address().port}/webhook`,
+    posts,
+    waitFor(pred, signal) {
+      return new Promise((resolve, reject) => {
+        const look = () => {
+          const hit = posts.find(pred);
+          if (!hit) return;
+          waiters = waiters.filter((w) => w !== look);
+          resolve(hit);
+        };
+        waiters.push(look);
+        signal.addEventListener('abort', () => reject(signal.reason ?? new Error('aborted')), { once: true });
+        look();
+      });
+    },
+    close() {
+      server.closeAllConnections?.();
+      server.close();
+    },
+  };
+}
+
+/** Whether a push body names task `id` in its completed state, in the spelling of `version`. */
+function pushSaysCompleted(body, id, version) {
+  if (!body || typeof body !== 'object') return false;
+  if (sameVersion(version, '1.0')) {
+    const done = (x) => x?.status?.state === 'TASK_STATE_COMPLETED';
+    return (
+      (body.task?.id === id && done(body.task)) ||
+      (body.statusUpdate?.taskId === id && done(body.statusUpdate)) ||
+      (body.id === id && done(body))
+    );
+  }
+  // v0.3: the Task (CHECKS.md; v0.3 §9.5 posts the Task object). A bare status-update is
+  // another release's shape and fails the check.
+  return body.id === id && (body.kind === undefined || body.kind === 'task') && body.status?.state === 'completed';
 }
 
 class CheckFailure extends Error {}
@@ -281,15 +406,7 @@ async function runCombo(binding, version) {
     for await (const ev of needClient().sendMessageStream(sendRequest(userMessage('slow')), { signal })) {
       events.push(ev);
     }
-    const trace = events.map((ev) => {
-      const p = ev.payload;
-      if (!p) return '?';
-      if (p.$case === 'task') return `task(${stateName(p.value.status?.state)})`;
-      if (p.$case === 'message') return 'message';
-      if (p.$case === 'statusUpdate') return `status(${stateName(p.value.status?.state)})`;
-      const a = p.value;
-      return `artifact(${a.artifact?.artifactId},${JSON.stringify(partsText(a.artifact?.parts))},append=${a.append},last=${a.lastChunk})`;
-    });
+    const trace = events.map(eventTrace);
     const arts = events.filter((e) => e.payload?.$case === 'artifactUpdate').map((e) => e.payload.value);
     const states = events
       .map((e) =>
@@ -314,7 +431,7 @@ async function runCombo(binding, version) {
       arts.every((a) => a.append === false)
     ) {
       problems.push(
-        'hint: @a2a-js/sdk 1.3.0 v0.3 HTTP+JSON/gRPC clients drop `append` ' +
+        `hint: @a2a-js/sdk ${SDK_VERSION} v0.3 HTTP+JSON/gRPC clients drop \`append\` ` +
           '(FromProto.taskArtifactUpdateEvent omits it); check the wire before blaming the server',
       );
     }
@@ -397,6 +514,101 @@ async function runCombo(binding, version) {
     expect(isMessage(r), `expected a Message, got ${JSON.stringify(r)}`);
     expect(r.role === Role.ROLE_AGENT, `message role ${Role[r.role] ?? r.role}, want ROLE_AGENT`);
     return `message ${JSON.stringify(partsText(r.parts))}`;
+  });
+
+  await check('file', async (signal) => {
+    const message = userMessage('file');
+    message.parts.push({
+      content: { $case: 'raw', value: FILE_BYTES },
+      metadata: undefined,
+      filename: 'hello.bin',
+      mediaType: 'application/octet-stream',
+    });
+    const r = await needClient().sendMessage(sendRequest(message), { signal });
+    expect(isTask(r), `expected a Task, got ${JSON.stringify(r)}`);
+    expect(r.status?.state === TaskState.TASK_STATE_COMPLETED, `state ${stateName(r.status?.state)}: ${taskSummary(r)}`);
+    const art = (r.artifacts ?? []).find((a) => a.artifactId === 'file');
+    expect(art, `no artifact "file": ${JSON.stringify(artifactsSummary(r))}`);
+    const problems = [];
+    const said = partsText(art.parts);
+    if (said !== FILE_SAYS) problems.push(`the agent says ${JSON.stringify(said)}, want ${JSON.stringify(FILE_SAYS)}${base64Hint(said)}`);
+    const back = (art.parts ?? []).find((p) => p?.content?.$case === 'raw');
+    if (!back) problems.push('no file part with bytes came back');
+    else {
+      const got = Buffer.from(back.content.value);
+      if (!got.equals(FILE_BYTES)) problems.push(`file part bytes ${got.length}: ${got.toString('hex')}, want FILE_BYTES${base64Hint(got)}`);
+    }
+    expect(problems.length === 0, `${problems.join('; ')} | parts ${partsSummary(art.parts)}`);
+    return `${said}; file part ${back.filename || '(no name)'} ${back.mediaType || '(no media type)'} with FILE_BYTES`;
+  });
+
+  await check('push', async (signal) => {
+    const hook = await startWebhook();
+    try {
+      const token = `push-token-${randomUUID()}`;
+      const request = sendRequest(userMessage('slow'));
+      request.configuration = {
+        acceptedOutputModes: [],
+        taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url: hook.url, token, authentication: undefined },
+        historyLength: undefined,
+        returnImmediately: true,
+      };
+      const r = await needClient().sendMessage(request, { signal });
+      expect(isTask(r), `expected a Task, got ${JSON.stringify(r)}`);
+      // CHECKS.md: X-A2A-Notification-Token (v0.3's header); on 1.0, which names no header
+      // since v1.0.1, A2A-Notification-Token too (a2a-go v2's and a2a-wire's).
+      const tokenOf = (p) => (version === '1.0' && p.headers['a2a-notification-token']) || p.headers['x-a2a-notification-token'];
+      const tokenOk = (p) => tokenOf(p) === token;
+      let hit;
+      try {
+        hit = await hook.waitFor((p) => tokenOk(p) && pushSaysCompleted(p.body, r.id, version), signal);
+      } catch (e) {
+        const seen = hook.posts.map(
+          (p) => `${p.method} ${p.path} token=${tokenOk(p) ? 'ok' : JSON.stringify(tokenOf(p))} ${p.raw.slice(0, 300)}`,
+        );
+        throw new CheckFailure(`no POST with the token naming task ${r.id} completed (${describe(e)}); ${seen.length} POSTs: ${seen.join(' || ') || 'none'}`);
+      }
+      const shape = hit.body.task ? 'StreamResponse{task}' : hit.body.statusUpdate ? 'StreamResponse{statusUpdate}' : `${hit.body.kind ?? 'bare'} object`;
+      return `${hook.posts.length} POSTs; the completing one: ${shape}, content-type ${hit.headers['content-type']}, token header ok`;
+    } finally {
+      hook.close();
+    }
+  });
+
+  await check('resubscribe', async (signal) => {
+    const client = needClient();
+    // The first stream gets its own signal, aborted to drop it after one event.
+    const drop = new AbortController();
+    const onAbort = () => drop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let taskId = '';
+    let first = '';
+    try {
+      for await (const ev of client.sendMessageStream(sendRequest(userMessage('slow')), { signal: drop.signal })) {
+        first = eventTrace(ev);
+        taskId = taskIdOf(ev);
+        if (taskId) break;
+      }
+    } finally {
+      drop.abort(new Error('stream dropped by the resubscribe check'));
+      signal.removeEventListener('abort', onAbort);
+    }
+    expect(taskId, `the first stream gave no task id (first event ${first || 'none'})`);
+    const events = [];
+    for await (const ev of client.resubscribeTask({ tenant: '', id: taskId }, { signal })) events.push(ev);
+    const trace = events.map(eventTrace);
+    const states = events
+      .map((e) => (e.payload?.$case === 'task' || e.payload?.$case === 'statusUpdate' ? e.payload.value.status?.state : undefined))
+      .filter((s) => s !== undefined);
+    const sawThree = events.some(
+      (e) => e.payload?.$case === 'artifactUpdate' && partsText(e.payload.value.artifact?.parts) === 'three',
+    );
+    const final = states[states.length - 1];
+    const problems = [];
+    if (final !== TaskState.TASK_STATE_COMPLETED) problems.push(`second stream ends in state ${stateName(final)}`);
+    if (!sawThree) problems.push('second stream has no chunk "three"');
+    expect(problems.length === 0, `${problems.join('; ')} | first: ${first}; second: ${trace.join(' ') || 'no events'}`);
+    return `first: ${first}; second: ${trace.join(' ')}`;
   });
 
   // Release the gRPC channel so the process can end on its own.

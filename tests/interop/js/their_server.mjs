@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 // Interop server: one echo agent served by the official @a2a-js/sdk over
 // JSON-RPC, HTTP+JSON and gRPC, each for protocol v1.0 and (through the SDK's
-// opt-in v0.3 compat layer) v0.3.
+// opt-in v0.3 compat layer) v0.3. The agent is the one of ../CHECKS.md.
 //
-//   node their_server.mjs --port P
+//   node their_server.mjs --port P                          (@a2a-js/sdk 1.3.0, ./node_modules)
+//   node ../js-1.0/their_server.mjs --port P                (@a2a-js/sdk 1.0.0-beta.0)
+//   A2A_JS_SDK_DIR=DIR node their_server.mjs --port P       (the SDK in DIR/node_modules)
+//
+// The SDK is loaded through ./sdk.mjs from the folder A2A_JS_SDK_DIR names
+// (default: this one); 1.3.0 and 1.0.0-beta.0 share every API used here.
 //
 // HTTP (agent card, JSON-RPC, REST) listens on 127.0.0.1:P, gRPC on
 // 127.0.0.1:P+1. Prints READY on stdout once both are listening.
@@ -12,8 +17,10 @@
 //   need-input    -> TASK_STATE_INPUT_REQUIRED with a question; a follow-up on
 //                    that task completes it with one artifact echoing the text
 //   slow          -> working, then three chunks of artifact "slow"
-//                    ("one ", "two ", "three", ~0.2 s apart), then completed
+//                    ("one ", "two ", "three", 0.5 s apart), then completed
 //   message-only  -> a direct Message reply, no task
+//   a file part with bytes -> completed, artifact "file": a text part
+//                    "received N bytes sha256 HEX" and the same file part back
 //   anything else -> completed task with artifact "echo" echoing the text
 //
 // How v0.3 is served (SDK 1.3.0 compat layer, `legacyCompat: {enabled: true}`):
@@ -25,16 +32,24 @@
 //     a2a.v1.A2AService registered on the same server.
 //   - Card: A2A-Version 1.0 gets the v1.0 card; absent/0.3 gets a v0.3 card
 //     synthesised by the SDK (it keeps supportedInterfaces embedded).
+//
+// Push notifications: the SDK's InMemoryPushNotificationStore and the sender of
+// createLegacyAwarePushNotificationSender (v1.0 webhooks get a StreamResponse
+// body, webhooks set over v0.3 the bare v0.3 event). The sender posts to any
+// URL, 127.0.0.1 included; the token goes in X-A2A-Notification-Token.
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import express from 'express';
-import * as grpc from '@grpc/grpc-js';
-import { Role, TaskState } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
-import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
+import { sdk, peer, SDK_VERSION } from './sdk.mjs';
+
+const express = peer('express');
+const grpc = peer('@grpc/grpc-js');
+const { Role, TaskState } = await sdk();
+const { AgentEvent, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore } = await sdk('/server');
+const { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } = await sdk('/server/express');
+const { A2AService, grpcService } = await sdk('/server/grpc');
+const { LegacyA2AService, legacyGrpcService } = await sdk('/compat/v0_3/server/grpc');
+const { createLegacyAwarePushNotificationSender } = await sdk('/compat/v0_3/server');
 
 const { values: opts } = parseArgs({ options: { port: { type: 'string' } } });
 const port = Number.parseInt(opts.port ?? '', 10);
@@ -60,10 +75,10 @@ for (const protocolVersion of ['1.0', '0.3']) {
 const agentCard = {
   name: 'a2a-js interop echo',
   description:
-    'Echoes text back: need-input asks a question, slow streams three chunks, message-only replies with a message.',
+    'Echoes text back: need-input asks a question, slow streams three chunks, message-only replies with a message, a file comes back with its size and sha256.',
   supportedInterfaces: interfaces,
   version: '0.1.0',
-  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+  capabilities: { streaming: true, pushNotifications: true, extensions: [] },
   securitySchemes: {},
   securityRequirements: [],
   defaultInputModes: ['text/plain'],
@@ -74,7 +89,7 @@ const agentCard = {
       name: 'Echo',
       description: 'Echoes the text of a message as an artifact.',
       tags: ['echo', 'demo'],
-      examples: ['hello', 'need-input', 'slow', 'message-only'],
+      examples: ['hello', 'need-input', 'slow', 'message-only', 'file'],
       inputModes: [],
       outputModes: [],
       securityRequirements: [],
@@ -131,7 +146,7 @@ class EchoAgent {
             artifactId,
             name: '',
             description: '',
-            parts: [textPart(chunk)],
+            parts: typeof chunk === 'string' ? [textPart(chunk)] : chunk,
             metadata: undefined,
             extensions: [],
           },
@@ -156,6 +171,8 @@ class EchoAgent {
       return;
     }
 
+    const file = (ctx.userMessage?.parts ?? []).find((p) => p?.content?.$case === 'raw');
+
     bus.publish(
       AgentEvent.task({
         id: taskId,
@@ -174,11 +191,21 @@ class EchoAgent {
       return;
     }
 
+    if (file) {
+      // Send back what arrived: its size and digest, then the same bytes.
+      const bytes = Buffer.from(file.content.value);
+      const digest = createHash('sha256').update(bytes).digest('hex');
+      artifact('file', [textPart(`received ${bytes.length} bytes sha256 ${digest}`), { ...file, content: { $case: 'raw', value: bytes } }], false, true);
+      status(TaskState.TASK_STATE_COMPLETED, undefined);
+      bus.finished();
+      return;
+    }
+
     if (text === 'slow') {
       status(TaskState.TASK_STATE_WORKING, undefined);
       const chunks = ['one ', 'two ', 'three'];
       for (let i = 0; i < chunks.length; i++) {
-        await sleep(200);
+        await sleep(500);
         artifact('slow', chunks[i], i > 0, i === chunks.length - 1);
       }
       status(TaskState.TASK_STATE_COMPLETED, undefined);
@@ -204,7 +231,15 @@ class EchoAgent {
   }
 }
 
-const requestHandler = new DefaultRequestHandler(agentCard, new InMemoryTaskStore(), new EchoAgent());
+const pushStore = new InMemoryPushNotificationStore();
+const requestHandler = new DefaultRequestHandler(
+  agentCard,
+  new InMemoryTaskStore(),
+  new EchoAgent(),
+  undefined, // the default event bus manager
+  pushStore,
+  createLegacyAwarePushNotificationSender(pushStore),
+);
 
 // ----------------------------------------------------------------- HTTP ----
 
@@ -233,6 +268,7 @@ const grpcReady = new Promise((resolve, reject) => {
 
 try {
   const [httpServer] = await Promise.all([httpReady, grpcReady]);
+  process.stderr.write(`@a2a-js/sdk ${SDK_VERSION}\n`);
   process.stdout.write('READY\n');
   const shutdown = () => {
     httpServer.close();

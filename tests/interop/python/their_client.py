@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Drive an A2A server with the official Python SDK client (a2a-sdk 1.3.0).
+"""Drive an A2A server with the official Python SDK client (a2a-sdk 1.3.0 or 1.0.3).
 
     their_client.py --url http://127.0.0.1:PORT [--timeout 20] [--server a2a-wire]
 
@@ -10,9 +10,23 @@ object per line:
   {"sdk":"python","client":"python","server":"a2a-wire","binding":"JSONRPC",
    "version":"1.0","check":"send","ok":true,"detail":"..."}
 
-Checks: card, send, get, stream, input_required, cancel_completed,
-get_unknown, list (1.0 only), message_only.  A failing check never stops the
-others; the exit status is 0 whatever the results (the caller judges).
+Checks (tests/interop/CHECKS.md): card, send, get, stream, input_required,
+cancel_completed, get_unknown, list (1.0 only), message_only, file, push,
+resubscribe.  A failing check never stops the others; the exit status is 0
+whatever the results (the caller judges).
+
+push: a small asyncio HTTP listener on 127.0.0.1 (free port, /webhook) takes
+the notifications; the config rides in the SendMessage configuration
+(task_push_notification_config, return_immediately=True; the v0.3 layer sends
+it as pushNotificationConfig with blocking=false).  resubscribe: the first
+streamed event is read, the SDK's stream generator is closed (aclose() ends
+the HTTP response / cancels the gRPC call), then Client.subscribe() (v1.0
+SubscribeToTask, v0.3 tasks/resubscribe) is read to the end.
+
+One program for both SDK releases: the client API used here is the same in
+a2a-sdk 1.0.3 and 1.3.0 (same v1.0 protos, same ClientFactory and v0.3
+Compat*Transport classes), so nothing is chosen by version; the venv that
+runs it decides, and the detail of the card check names the release.
 
 How the SDK is steered to one interface: ClientFactory.create() picks among
 the card's supportedInterfaces itself, preferring protocol 1.0, and decides
@@ -27,6 +41,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import importlib.metadata
 import json
 import ssl
 import sys
@@ -49,9 +65,12 @@ from a2a.types.a2a_pb2 import (
     Message,
     Part,
     Role,
+    SendMessageConfiguration,
     SendMessageRequest,
     StreamResponse,
+    SubscribeToTaskRequest,
     Task,
+    TaskPushNotificationConfig,
     TaskState,
 )
 from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError
@@ -68,11 +87,29 @@ CHECKS = (
     "get_unknown",
     "list",
     "message_only",
+    "file",
+    "push",
+    "resubscribe",
 )
+SDK_VERSION = importlib.metadata.version("a2a-sdk")
+
+# CHECKS.md: 32 bytes that are neither UTF-8 nor base64 text.
+FILE_BYTES = b"a2a-wire \x00\x01\x02\xfe\xff file bytes \x89PNG\r\n"
+FILE_NAME = "hello.bin"
+FILE_MEDIA_TYPE = "application/octet-stream"
 
 
 class CheckFailed(Exception):
     """A check ran to the end but the answer was wrong."""
+
+
+def token_of(headers: dict[str, str], version: str) -> str | None:
+    """The push token as tests/interop/CHECKS.md reads it: `X-A2A-Notification-Token` (the
+    v0.3 spec's header); on 1.0, which names no header since v1.0.1, also
+    `A2A-Notification-Token` (a2a-go v2's and a2a-wire's)."""
+    if version == "1.0" and "a2a-notification-token" in headers:
+        return headers["a2a-notification-token"]
+    return headers.get("x-a2a-notification-token")
 
 
 def state_name(state: int) -> str:
@@ -110,6 +147,89 @@ def user_message(text: str, task_id: str = "", context_id: str = "") -> Message:
         task_id=task_id,
         context_id=context_id,
     )
+
+
+class Webhook:
+    """A minimal HTTP/1.1 listener on 127.0.0.1 that records every POST to /webhook."""
+
+    def __init__(self) -> None:
+        self.posts: list[tuple[dict[str, str], bytes]] = []
+        self.arrived = asyncio.Event()
+        self.server: asyncio.base_events.Server | None = None
+        self.conns: dict[asyncio.Task, asyncio.StreamWriter] = {}
+
+    async def start(self) -> str:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/webhook"
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        # Close kept-alive connections too, so no handler outlives the check.
+        for writer in self.conns.values():
+            writer.close()
+        if self.conns:
+            await asyncio.wait(list(self.conns), timeout=2)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        me = asyncio.current_task()
+        self.conns[me] = writer
+        try:
+            while True:  # keep-alive: several requests on one connection
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
+                lines = head.decode("latin-1").split("\r\n")
+                method, path = lines[0].split(" ")[:2]
+                headers = {}
+                for line in lines[1:]:
+                    if ":" in line:
+                        k, v = line.split(":", 1)
+                        headers[k.strip().lower()] = v.strip()
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                status = "404 Not Found"
+                if path == "/webhook":
+                    status = "200 OK" if method == "POST" else "405 Method Not Allowed"
+                    if method == "POST":
+                        self.posts.append((headers, body))
+                        self.arrived.set()
+                writer.write(f"HTTP/1.1 {status}\r\ncontent-length: 0\r\n\r\n".encode())
+                await writer.drain()
+        except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError, ValueError):
+            pass
+        finally:
+            writer.close()
+            self.conns.pop(me, None)
+
+
+def push_names_completed(body: Any, task_id: str, version: str) -> bool:
+    """Whether a push body names the task and its completed state, as CHECKS.md has it per version."""
+    if not isinstance(body, dict):
+        return False
+    if version == "0.3":
+        # v0.3: the Task object itself, state "completed".
+        return (body.get("id") == task_id
+                and (body.get("status") or {}).get("state") == "completed")
+    # v1.0: a StreamResponse (task or statusUpdate) or a bare Task.
+    if isinstance(body.get("statusUpdate"), dict):
+        upd = body["statusUpdate"]
+        return (upd.get("taskId") == task_id
+                and (upd.get("status") or {}).get("state") == "TASK_STATE_COMPLETED")
+    task = body.get("task") if isinstance(body.get("task"), dict) else body
+    return (task.get("id") == task_id
+            and (task.get("status") or {}).get("state") == "TASK_STATE_COMPLETED")
+
+
+def push_summary(body: bytes) -> str:
+    """A short form of one push body: its top-level keys and the state it carries."""
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        return f"not JSON: {body[:80]!r}"
+    if not isinstance(obj, dict):
+        return f"JSON {type(obj).__name__}"
+    inner = next((obj[k] for k in ("statusUpdate", "task", "artifactUpdate") if isinstance(obj.get(k), dict)), obj)
+    state = (inner.get("status") or {}).get("state") if isinstance(inner.get("status"), dict) else None
+    return f"{sorted(obj)[:4]}{' ' + state if state else ''}"
 
 
 class Combo:
@@ -197,7 +317,7 @@ class Combo:
         self.client = self._make_client(sub_card, streaming=False)
         self.stream_client = self._make_client(sub_card, streaming=True)
         transport = type(self.client._transport).__name__  # noqa: SLF001
-        return f"{iface.url} ({iface.protocol_version}) via {transport}"
+        return f"{iface.url} ({iface.protocol_version}) via {transport}, a2a-sdk {SDK_VERSION}"
 
     async def close(self) -> None:
         for c in (self.client, self.stream_client):
@@ -228,7 +348,10 @@ class Combo:
         return replies[0]
 
     async def send_task(self, text: str, task_id: str = "", context_id: str = "") -> Task:
-        reply = await self.send_one(user_message(text, task_id, context_id))
+        return await self.send_one_task(user_message(text, task_id, context_id))
+
+    async def send_one_task(self, message: Message) -> Task:
+        reply = await self.send_one(message)
         if not reply.HasField("task"):
             raise CheckFailed(
                 f"expected a Task, got {reply.WhichOneof('payload')}: {reply}"
@@ -357,6 +480,142 @@ class Combo:
         text = "".join(p.text for p in reply.message.parts if p.HasField("text"))
         return f"Message role {Role.Name(reply.message.role)} text {text!r}"
 
+    async def check_file(self) -> str:
+        message = user_message("file")
+        message.parts.append(Part(raw=FILE_BYTES, filename=FILE_NAME, media_type=FILE_MEDIA_TYPE))
+        task = await self.send_one_task(message)
+        if task.status.state != TaskState.TASK_STATE_COMPLETED:
+            raise CheckFailed(f"state {state_name(task.status.state)}, expected TASK_STATE_COMPLETED")
+        arts = [a for a in task.artifacts if "file" in (a.artifact_id, a.name)]
+        if not arts:
+            raise CheckFailed(
+                f"no artifact 'file'; artifacts {[a.artifact_id for a in task.artifacts]}, "
+                f"text {artifact_text(task)!r}"
+            )
+        parts = [p for a in arts for p in a.parts]
+        said = "".join(p.text for p in parts if p.HasField("text"))
+        expected = f"received {len(FILE_BYTES)} bytes sha256 {hashlib.sha256(FILE_BYTES).hexdigest()}"
+        files = [p for p in parts if p.HasField("raw")]
+        problems = []
+        if said != expected:
+            problems.append(f"agent said {said!r}, expected {expected!r}")
+        if not files:
+            kinds = [p.WhichOneof("content") for p in parts]
+            problems.append(f"no file part with bytes in artifact 'file' (parts {kinds})")
+        elif files[0].raw != FILE_BYTES:
+            got = files[0].raw
+            problems.append(
+                f"file part bytes differ: {len(got)} bytes {got[:48]!r}, expected {len(FILE_BYTES)} bytes"
+            )
+        if problems:
+            raise CheckFailed("; ".join(problems))
+        f = files[0]
+        return (f"task {task.id}: {said!r}; file part {len(f.raw)} bytes back, "
+                f"name {f.filename!r}, media type {f.media_type!r}")
+
+    async def check_push(self) -> str:
+        client = self._need_client()
+        hook = Webhook()
+        url = await hook.start()
+        token = f"push-token-{uuid.uuid4()}"
+        try:
+            request = SendMessageRequest(
+                message=user_message("slow"),
+                configuration=SendMessageConfiguration(
+                    return_immediately=True,
+                    task_push_notification_config=TaskPushNotificationConfig(url=url, token=token),
+                ),
+            )
+            replies = [r async for r in client.send_message(request)]
+            if len(replies) != 1 or not replies[0].HasField("task"):
+                raise CheckFailed(f"expected one Task reply, got {[r.WhichOneof('payload') for r in replies]}")
+            task_id = replies[0].task.id
+            first_state = state_name(replies[0].task.status.state)
+            seen = 0
+            deadline = time.monotonic() + max(self.timeout - 1, 1)  # before run()'s own limit
+            while True:
+                for headers, body in hook.posts[seen:]:
+                    seen += 1
+                    if token_of(headers, self.version) != token:
+                        continue
+                    try:
+                        obj = json.loads(body)
+                    except ValueError:
+                        continue
+                    if self.args.verbose:
+                        print(f"push POST {headers}\n  {body.decode(errors='replace')}", file=sys.stderr)
+                    shapes = [push_summary(b) for _, b in hook.posts[:seen]]
+                    if push_names_completed(obj, task_id, self.version):
+                        return (f"task {task_id} (send answered {first_state}); {len(hook.posts)} POSTs "
+                                f"to {url}, token ok; bodies {shapes}")
+                    other = "1.0" if self.version == "0.3" else "0.3"
+                    if push_names_completed(obj, task_id, other):
+                        raise CheckFailed(
+                            f"task {task_id} completed, but notified in the v{other} shape, not v{self.version}: "
+                            f"POSTs so far {shapes}"
+                        )
+                hook.arrived.clear()
+                try:
+                    await asyncio.wait_for(hook.arrived.wait(), max(deadline - time.monotonic(), 0.01))
+                except asyncio.TimeoutError:
+                    shapes = [
+                        f"{push_summary(b)} token="
+                        + ("ok" if token_of(h, self.version) == token
+                           else repr(token_of(h, self.version)))
+                        for h, b in hook.posts
+                    ]
+                    want = ('the v0.3 Task with state "completed"' if self.version == "0.3"
+                            else "a StreamResponse/Task with TASK_STATE_COMPLETED")
+                    raise CheckFailed(
+                        f"no POST with the token and {want} for task {task_id} "
+                        f"(send answered {first_state}); {len(hook.posts)} POSTs: {shapes}"
+                    ) from None
+        finally:
+            await hook.stop()
+
+    async def check_resubscribe(self) -> str:
+        if self.stream_client is None:
+            raise CheckFailed("skipped: no client (card check failed)")
+        first_stream = self.stream_client.send_message(SendMessageRequest(message=user_message("slow")))
+        try:
+            first = await first_stream.__anext__()
+        finally:
+            await first_stream.aclose()  # drops the SSE response / cancels the gRPC call
+        kind = first.WhichOneof("payload")
+        task_id = {
+            "task": first.task.id,
+            "status_update": first.status_update.task_id,
+            "artifact_update": first.artifact_update.task_id,
+        }.get(kind, "")
+        if not task_id:
+            raise CheckFailed(f"first event {kind} names no task")
+        events: list[StreamResponse] = [
+            ev async for ev in self.stream_client.subscribe(SubscribeToTaskRequest(id=task_id))
+        ]
+        kinds = [ev.WhichOneof("payload") for ev in events]
+        final_state = None
+        three = False
+        for ev in events:
+            if ev.HasField("task"):
+                final_state = ev.task.status.state
+                three = three or artifact_text(ev.task).endswith("three")
+            elif ev.HasField("status_update"):
+                final_state = ev.status_update.status.state
+            elif ev.HasField("artifact_update"):
+                text = "".join(p.text for p in ev.artifact_update.artifact.parts if p.HasField("text"))
+                three = three or text == "three"
+        problems = []
+        if final_state != TaskState.TASK_STATE_COMPLETED:
+            problems.append(
+                f"second stream ended in {state_name(final_state) if final_state is not None else None}, "
+                "expected TASK_STATE_COMPLETED"
+            )
+        if not three:
+            problems.append("chunk 'three' not seen on the second stream")
+        if problems:
+            raise CheckFailed("; ".join(problems) + f" (first event {kind}; second stream {kinds})")
+        return f"task {task_id}: first event {kind}, dropped; resubscribed: {kinds}"
+
     async def run_all(self) -> None:
         try:
             await self.run("card", self.check_card)
@@ -369,6 +628,9 @@ class Combo:
             if self.version == "1.0":
                 await self.run("list", self.check_list)
             await self.run("message_only", self.check_message_only)
+            await self.run("file", self.check_file)
+            await self.run("push", self.check_push)
+            await self.run("resubscribe", self.check_resubscribe)
         finally:
             await self.close()
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The demo echo agent, served by the official Python A2A SDK (a2a-sdk 1.3.0).
+"""The demo echo agent, served by the official Python A2A SDK (a2a-sdk 1.3.0 or 1.0.3).
 
 Interop counterpart of `a2a-wire serve`: same behaviour, but every byte on the
 wire is produced by the SDK, so our client can be tested against it.
@@ -17,6 +17,17 @@ Serves, on 127.0.0.1 only:
 
 Prints READY on stdout once both listeners accept connections.
 
+The agent is the one of tests/interop/CHECKS.md: need-input, slow (three
+chunks 0.5 s apart), message-only, a message with a file part with bytes
+(answered with `received N bytes sha256 HEX` and the same file back), echo.
+Push notifications are on: the SDK's InMemoryPushNotificationConfigStore and
+BasePushNotificationSender (which POSTs to any URL, loopback included: no URL
+validator is passed).
+
+One program for both SDK releases: the public API used here is the same in
+a2a-sdk 1.0.3 and 1.3.0 (both have the v0.3 compat layer for all three
+bindings), so nothing is chosen by version; the venv that runs it decides.
+
 How a2a-sdk 1.3.0 serves v0.3: the core types are v1.0 protos; v0.3 is a
 translation layer in `a2a.compat.v0_3`.  JSON-RPC routes v0.3 by method name
 (`message/send`, ...) on a dispatcher created with enable_v0_3_compat=True;
@@ -30,6 +41,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import importlib.metadata
 import logging
 import signal
 import sys
@@ -37,6 +50,7 @@ import uuid
 
 import grpc
 import grpc.aio
+import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import Route
@@ -54,7 +68,12 @@ from a2a.compat.v0_3.rest_adapter import REST03Adapter
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types import a2a_pb2_grpc
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
@@ -69,14 +88,22 @@ from a2a.types.a2a_pb2 import (
     TaskStatus,
 )
 
+SDK_VERSION = importlib.metadata.version("a2a-sdk")
 SLOW_CHUNKS = ("one ", "two ", "three")
-CHUNK_GAP_S = 0.2
+CHUNK_GAP_S = 0.5
 
 
 def _text_of(message: Message | None) -> str:
     if message is None:
         return ""
     return "".join(p.text for p in message.parts if p.HasField("text"))
+
+
+def _file_part_of(message: Message | None) -> Part | None:
+    """The first part carrying file bytes (v1.0 Part.raw; the v0.3 layer maps FileWithBytes to it)."""
+    if message is None:
+        return None
+    return next((p for p in message.parts if p.HasField("raw")), None)
 
 
 class EchoAgent(AgentExecutor):
@@ -95,7 +122,9 @@ class EchoAgent(AgentExecutor):
             await updater.complete()
             return
 
-        if task is None and text == "message-only":
+        file_part = _file_part_of(context.message)
+
+        if task is None and text == "message-only" and file_part is None:
             await event_queue.enqueue_event(
                 Message(
                     message_id=str(uuid.uuid4()),
@@ -119,6 +148,20 @@ class EchoAgent(AgentExecutor):
         task_id = context.task_id
         context_id = context.context_id
         updater = TaskUpdater(event_queue, task_id, context_id)
+
+        if file_part is not None:
+            data = file_part.raw
+            summary = f"received {len(data)} bytes sha256 {hashlib.sha256(data).hexdigest()}"
+            echoed = Part(raw=data)
+            if file_part.filename:
+                echoed.filename = file_part.filename
+            if file_part.media_type:
+                echoed.media_type = file_part.media_type
+            await updater.add_artifact(
+                [Part(text=summary), echoed], artifact_id="file", name="file", last_chunk=True
+            )
+            await updater.complete()
+            return
 
         if text == "need-input":
             question = updater.new_agent_message([Part(text="What should I echo?")])
@@ -166,26 +209,27 @@ def build_card(host: str, port: int, tls: bool = False) -> AgentCard:
         ("GRPC", "0.3", grpc_addr),
     ]
     return AgentCard(
-        name="a2a-sdk python echo",
+        name=f"a2a-sdk {SDK_VERSION} python echo",
         description=(
             "Echoes text back: need-input asks a question, slow streams three "
-            "chunks, message-only replies with a message."
+            "chunks, message-only replies with a message, a file is answered "
+            "with its size and sha256 and sent back."
         ),
         version="0.1.0",
         supported_interfaces=[
             AgentInterface(url=u, protocol_binding=b, protocol_version=v)
             for b, v, u in interfaces
         ],
-        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
-        default_input_modes=["text/plain"],
-        default_output_modes=["text/plain"],
+        capabilities=AgentCapabilities(streaming=True, push_notifications=True),
+        default_input_modes=["text/plain", "application/octet-stream"],
+        default_output_modes=["text/plain", "application/octet-stream"],
         skills=[
             AgentSkill(
                 id="echo",
                 name="Echo",
                 description="Echoes the text of a message as an artifact.",
                 tags=["echo", "demo"],
-                examples=["hello", "need-input", "slow", "message-only"],
+                examples=["hello", "need-input", "slow", "message-only", "file"],
             )
         ],
     )
@@ -210,10 +254,17 @@ def build_app(card: AgentCard, handler: DefaultRequestHandler) -> Starlette:
 
 async def serve(host: str, port: int, cert: str | None = None, key: str | None = None) -> None:
     card = build_card(host, port, tls=cert is not None)
+    # Push notifications: the SDK's in-memory config store and its sender, which
+    # POSTs each task event (as a v1.0 StreamResponse, JSON) to every URL set for
+    # the task.  With no push_url_validator (1.3.0; 1.0.3 has none) 127.0.0.1 is fine.
+    push_store = InMemoryPushNotificationConfigStore()
+    push_http = httpx.AsyncClient(timeout=10)
     handler = DefaultRequestHandler(
         agent_executor=EchoAgent(),
         task_store=InMemoryTaskStore(),
         agent_card=card,
+        push_config_store=push_store,
+        push_sender=BasePushNotificationSender(push_http, push_store),
     )
 
     grpc_server = grpc.aio.server()
@@ -246,6 +297,7 @@ async def serve(host: str, port: int, cert: str | None = None, key: str | None =
         await http_task
     finally:
         await grpc_server.stop(grace=0.5)
+        await push_http.aclose()
 
 
 def main() -> None:

@@ -188,6 +188,10 @@ pub trait ToV03 {
 pub struct Cx {
     path: String,
     losses: Vec<Loss>,
+    /// How file bytes travel in the v0.3 proto (read and written by [`super::pb`]).
+    pub(super) files: super::pb::FileBytes,
+    /// A file's `file_with_bytes` was read that is not base64 text: the peer writes raw bytes.
+    pub(super) raw_seen: bool,
 }
 
 impl Cx {

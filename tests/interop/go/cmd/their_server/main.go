@@ -4,31 +4,49 @@
 //
 //	their_server --port P [--host 127.0.0.1]
 //
-// Serves, on 127.0.0.1 only, protocol 1.0 only:
+// Serves, on 127.0.0.1 only, protocols 1.0 and 0.3 from one a2asrv request
+// handler:
 //
-//	http://HOST:P/.well-known/agent-card.json   the Agent Card
-//	http://HOST:P/a2a/jsonrpc                   JSON-RPC (a2asrv.NewJSONRPCHandler)
-//	http://HOST:P/a2a/rest                      HTTP+JSON (a2asrv.NewRESTHandler; /message:send, ...)
-//	HOST:P+1                                    gRPC lf.a2a.v1.A2AService (a2agrpc.NewHandler)
+//	http://HOST:P/.well-known/agent-card.json   the Agent Card (a2av0.NewStaticAgentCardProducer:
+//	                                            a v1.0 card that also carries the v0.3 fields
+//	                                            url/preferredTransport/additionalInterfaces)
+//	http://HOST:P/a2a/jsonrpc                   JSON-RPC 1.0 (a2asrv.NewJSONRPCHandler)
+//	http://HOST:P/a2a/rest                      HTTP+JSON 1.0 (a2asrv.NewRESTHandler; /message:send, ...)
+//	http://HOST:P/a2a/v03/jsonrpc               JSON-RPC 0.3 (a2av0.NewJSONRPCHandler)
+//	http://HOST:P/a2a/v03/rest                  HTTP+JSON 0.3 (a2av0.NewRESTHandler), see below
+//	HOST:P+1                                    gRPC: lf.a2a.v1.A2AService (1.0, a2agrpc/v1) and
+//	                                            a2a.v1.A2AService (0.3, a2agrpc/v0) on one server
+//
+// The v0.3 REST handler routes /message:send, /tasks/{id}, ... with no /v1
+// prefix (like its v1.0 sibling), and the SDK's v0.3 REST client sends them so.
+// The v0.3 spec's routes are /v1/message:send, ... (what a2a-sdk 0.3 and
+// a2a-wire use). So the one handler is mounted under both /a2a/v03/rest/ and
+// /a2a/v03/rest/v1/: the card lists /a2a/v03/rest, and either client finds it.
 //
 // Prints READY on stdout once both listeners accept connections.
 //
-// Behaviour (the same as a2a-wire's demo agent):
+// Behaviour (tests/interop/CHECKS.md):
 //
 //	need-input    -> TASK_STATE_INPUT_REQUIRED with a question; a follow-up on
 //	                 that task completes it with one artifact echoing the text
 //	slow          -> working, then three chunks of artifact "slow" ("one ",
-//	                 "two ", "three", append false/true/true), then completed
+//	                 "two ", "three", append false/true/true), 0.5 s apart, then completed
 //	message-only  -> a direct Message reply, no task
+//	a file part   -> completed task with artifact "file": a text part
+//	 with bytes      "received N bytes sha256 HEX", then a file part with the
+//	                 same bytes, filename and media type
 //	anything else -> completed task with artifact "echo" echoing the text
 //
-// v0.3 is not served: the SDK's v0.3 layer (a2acompat/a2av0) has JSON-RPC and
-// REST adapters and a separate gRPC package, but the Go rows of the matrix
-// cover protocol 1.0 only.
+// Push notifications: capabilities.pushNotifications is true, with the SDK's
+// in-memory config store (push.NewInMemoryStore) and HTTP sender
+// (push.NewHTTPPushSender), which POSTs every event of the task, as a v1.0
+// StreamResponse, to any URL (127.0.0.1 included).
 package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,15 +60,18 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 	"google.golang.org/grpc"
 )
 
 var slowChunks = []string{"one ", "two ", "three"}
 
-const chunkGap = 200 * time.Millisecond
+const chunkGap = 500 * time.Millisecond
 
 // echoAgent implements a2asrv.AgentExecutor.
 type echoAgent struct{}
@@ -64,6 +85,19 @@ func textOf(m *a2a.Message) string {
 		b.WriteString(p.Text())
 	}
 	return b.String()
+}
+
+// filePart is the first part of the message carrying file bytes, if any.
+func filePart(m *a2a.Message) *a2a.Part {
+	if m == nil {
+		return nil
+	}
+	for _, p := range m.Parts {
+		if _, ok := p.Content.(a2a.Raw); ok {
+			return p
+		}
+	}
+	return nil
 }
 
 func artifactEvent(execCtx *a2asrv.ExecutorContext, id, text string, appendChunk, last bool) *a2a.TaskArtifactUpdateEvent {
@@ -91,7 +125,8 @@ func (echoAgent) Execute(ctx context.Context, execCtx *a2asrv.ExecutorContext) i
 			return
 		}
 
-		if text == "message-only" {
+		file := filePart(execCtx.Message)
+		if file == nil && text == "message-only" {
 			msg := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("message-only"))
 			msg.ContextID = execCtx.ContextID
 			yield(msg, nil)
@@ -103,11 +138,27 @@ func (echoAgent) Execute(ctx context.Context, execCtx *a2asrv.ExecutorContext) i
 			return
 		}
 
-		switch text {
-		case "need-input":
+		switch {
+		case file != nil:
+			raw := file.Raw()
+			sum := sha256.Sum256(raw)
+			back := a2a.NewRawPart(raw)
+			back.Filename = file.Filename
+			back.MediaType = file.MediaType
+			ev := a2a.NewArtifactEvent(execCtx,
+				a2a.NewTextPart(fmt.Sprintf("received %d bytes sha256 %s", len(raw), hex.EncodeToString(sum[:]))),
+				back)
+			ev.Artifact.ID = "file"
+			ev.Artifact.Name = "file"
+			ev.LastChunk = true
+			if !yield(ev, nil) {
+				return
+			}
+			status(a2a.TaskStateCompleted, nil)
+		case text == "need-input":
 			question := a2a.NewMessageForTask(a2a.MessageRoleAgent, execCtx, a2a.NewTextPart("What should I echo?"))
 			status(a2a.TaskStateInputRequired, question)
-		case "slow":
+		case text == "slow":
 			if !status(a2a.TaskStateWorking, nil) {
 				return
 			}
@@ -142,19 +193,24 @@ func (echoAgent) Cancel(ctx context.Context, execCtx *a2asrv.ExecutorContext) it
 
 func buildCard(host string, port int) *a2a.AgentCard {
 	base := fmt.Sprintf("http://%s:%d", host, port)
-	iface := func(url string, binding a2a.TransportProtocol) *a2a.AgentInterface {
-		return &a2a.AgentInterface{URL: url, ProtocolBinding: binding, ProtocolVersion: "1.0"}
+	iface := func(url string, binding a2a.TransportProtocol, version a2a.ProtocolVersion) *a2a.AgentInterface {
+		return &a2a.AgentInterface{URL: url, ProtocolBinding: binding, ProtocolVersion: version}
 	}
+	grpcTarget := fmt.Sprintf("%s:%d", host, port+1)
 	return &a2a.AgentCard{
 		Name:        "a2a-go echo",
-		Description: "Echoes text back: need-input asks a question, slow streams three chunks, message-only replies with a message.",
+		Description: "Echoes text back: need-input asks a question, slow streams three chunks, message-only replies with a message, a file part is answered with its size, sha256 and bytes.",
 		Version:     "0.1.0",
 		SupportedInterfaces: []*a2a.AgentInterface{
-			iface(base+"/a2a/jsonrpc", a2a.TransportProtocolJSONRPC),
-			iface(base+"/a2a/rest", a2a.TransportProtocolHTTPJSON),
-			iface(fmt.Sprintf("%s:%d", host, port+1), a2a.TransportProtocolGRPC),
+			iface(base+"/a2a/jsonrpc", a2a.TransportProtocolJSONRPC, a2a.Version),
+			iface(base+"/a2a/rest", a2a.TransportProtocolHTTPJSON, a2a.Version),
+			iface(grpcTarget, a2a.TransportProtocolGRPC, a2a.Version),
+			// The first v0.3 entry becomes the v0.3 card's url/preferredTransport.
+			iface(base+"/a2a/v03/jsonrpc", a2a.TransportProtocolJSONRPC, a2av0.Version),
+			iface(base+"/a2a/v03/rest", a2a.TransportProtocolHTTPJSON, a2av0.Version),
+			iface(grpcTarget, a2a.TransportProtocolGRPC, a2av0.Version),
 		},
-		Capabilities:       a2a.AgentCapabilities{Streaming: true},
+		Capabilities:       a2a.AgentCapabilities{Streaming: true, PushNotifications: true},
 		DefaultInputModes:  []string{"text/plain"},
 		DefaultOutputModes: []string{"text/plain"},
 		Skills: []a2a.AgentSkill{{
@@ -162,7 +218,7 @@ func buildCard(host string, port int) *a2a.AgentCard {
 			Name:        "Echo",
 			Description: "Echoes the text of a message as an artifact.",
 			Tags:        []string{"echo", "demo"},
-			Examples:    []string{"hello", "need-input", "slow", "message-only"},
+			Examples:    []string{"hello", "need-input", "slow", "message-only", "file"},
 		}},
 	}
 }
@@ -188,12 +244,17 @@ func run() error {
 	handler := a2asrv.NewHandler(echoAgent{},
 		a2asrv.WithTaskStore(store),
 		a2asrv.WithCapabilityChecks(&card.Capabilities),
+		a2asrv.WithPushNotifications(push.NewInMemoryStore(), push.NewHTTPPushSender(&push.HTTPSenderConfig{Timeout: 10 * time.Second})),
 	)
 
 	mux := http.NewServeMux()
-	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(card))
+	mux.Handle("/.well-known/agent-card.json", a2asrv.NewAgentCardHandler(a2av0.NewStaticAgentCardProducer(card)))
 	mux.Handle("/a2a/jsonrpc", a2asrv.NewJSONRPCHandler(handler))
 	mux.Handle("/a2a/rest/", http.StripPrefix("/a2a/rest", a2asrv.NewRESTHandler(handler)))
+	mux.Handle("/a2a/v03/jsonrpc", a2av0.NewJSONRPCHandler(handler))
+	restV03 := a2av0.NewRESTHandler(handler)
+	mux.Handle("/a2a/v03/rest/v1/", http.StripPrefix("/a2a/v03/rest/v1", restV03))
+	mux.Handle("/a2a/v03/rest/", http.StripPrefix("/a2a/v03/rest", restV03))
 
 	httpLn, err := net.Listen("tcp", fmt.Sprintf("%s:%d", *host, *port))
 	if err != nil {
@@ -205,7 +266,8 @@ func run() error {
 	}
 
 	grpcServer := grpc.NewServer()
-	a2agrpc.NewHandler(handler).RegisterWith(grpcServer)
+	a2agrpc.NewHandler(handler).RegisterWith(grpcServer)   // lf.a2a.v1.A2AService (1.0)
+	a2agrpcv0.NewHandler(handler).RegisterWith(grpcServer) // a2a.v1.A2AService (0.3)
 	httpServer := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	errs := make(chan error, 2)
