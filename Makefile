@@ -11,7 +11,7 @@ export CARGO_TERM_COLOR ?= never
 	node-build node-model node-check node-pack node-test bench-node
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
-TEST_STEPS := deps fmt-check unit oracle interop c-test py-test node-test nostd bench-build fuzz-smoke
+TEST_STEPS := deps fmt-check unit oracle c-test py-test interop node-test nostd bench-build fuzz-smoke
 test:
 	@for step in $(TEST_STEPS); do \
 	  start=$$(date +%s); $(MAKE) --no-print-directory $$step || exit 1; \
@@ -52,9 +52,15 @@ oracle:
 # The interop matrix against the official SDKs from PyPI and npm, both directions, every
 # binding and version (tests/interop/run.py; INTEROP.md lists the SDK quirks it allows).
 INTEROP_PY := target/interop-py-venv
+# The two-hop chains' middle agent runs on the Python package: the wheel py-dist built (made
+# here if there is none), installed into a venv of its own.
+INTEROP_CHAIN := target/interop-chain-venv
 interop: interop-deps
 	$(CARGO) build -p a2a-wire-cli -p a2a-wire-tests --bins
-	python3 tests/interop/run.py
+	test -n "$$(ls $(PY_DIST)/a2a_wire-*.whl 2>/dev/null)" || $(MAKE) --no-print-directory py-dist
+	rm -rf $(INTEROP_CHAIN) && python3 -m venv $(INTEROP_CHAIN)
+	$(INTEROP_CHAIN)/bin/pip install -q --disable-pip-version-check $(PY_DIST)/a2a_wire-*.whl
+	python3 tests/interop/run.py --chains $(INTEROP_CHAIN)/bin/python
 
 # Every SDK line of the matrix (tests/interop/run.py, LINES): a venv per a2a-sdk release,
 # `npm ci` per @a2a-js/sdk release, a build per a2a-go release.

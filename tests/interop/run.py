@@ -89,6 +89,9 @@ LINES = [
     Line("go-0.3", "a2a-go v0.3.15", ["0.3"], ["JSONRPC", "GRPC"], go_line("interop-go-0.3")),
 ]
 BY_NAME = {line.name: line for line in LINES}
+# What a two-hop chain (their client -> a2a-wire's Python agent -> their agent) is judged on:
+# the checks whose answer the far agent makes (the rest are the middle agent's own).
+CHAIN_CHECKS = ["send", "stream", "file"]
 GO_BUILDS = {"go": ("go", "interop-go"), "go-0.3": ("go-0.3", "interop-go-0.3")}
 # The TLS rows (client, server) of each SDK: its client against our server with a test
 # certificate, and, for Python, our client against its uvicorn + grpcio server with one.
@@ -290,6 +293,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--target-dir", default=str(ROOT / "target"))
     ap.add_argument("--only", action="append", choices=list(BY_NAME), help="run these SDK lines only")
+    ap.add_argument("--chains", metavar="PYTHON",
+                    help="also run the two-hop chains (their client -> tests/interop/chain_agent.py on a2a-wire's "
+                         "Python package, run by PYTHON -> their agent), judged on CHAIN_CHECKS")
     args = ap.parse_args()
     target = Path(args.target_dir)
     logs = target / "interop-logs"
@@ -324,6 +330,13 @@ def main():
                             "--tls-cert", str(cert), "--tls-key", str(key)], tls_port, logs / "ours-tls.log", tls_ca=ca))
         ours_tls = f"https://127.0.0.1:{tls_port}"
         runs = []  # (cmd, client, server, log, env)
+        if args.chains:
+            for line in runnable:
+                port = free_port()
+                procs.append(start([args.chains, str(HERE / "chain_agent.py"), "--port", str(port), "--downstream", servers[line.name]],
+                                   port, logs / f"chain-{line.name}.log"))
+                runs.append((line.program(target, "client") + ["--url", f"http://127.0.0.1:{port}"], line.name, f"chain-{line.name}",
+                             logs / f"{line.name}-client-chain.log", None))
         for line in runnable:
             runs.append((line.program(target, "client") + ["--url", ours], line.name, "a2a-wire", logs / f"{line.name}-client.log", None))
             runs.append(([ours_client, "--url", servers[line.name], "--server", line.name] + line.ours, "a2a-wire", line.name,
@@ -369,7 +382,8 @@ def main():
     for sdk in sdks:
         line = BY_NAME[sdk]
         lines.append(f"{line.release} ({sdk})")
-        for client, server in [(sdk, "a2a-wire"), ("a2a-wire", sdk)] + TLS_ROWS.get(sdk, []):
+        chain = [(sdk, f"chain-{sdk}")] if args.chains else []
+        for client, server in [(sdk, "a2a-wire"), ("a2a-wire", sdk)] + TLS_ROWS.get(sdk, []) + chain:
             for b in BINDINGS:
                 for v in VERSIONS:
                     if v not in line.versions or b not in line.bindings:
@@ -377,8 +391,8 @@ def main():
                     cells = []
                     for c in CHECKS:
                         key = (client, server, b, v, c)
-                        if c == "list" and v == "0.3":
-                            cells.append("n/a")
+                        if (c == "list" and v == "0.3") or (server.startswith("chain-") and c not in CHAIN_CHECKS):
+                            cells.append("n/a" if c == "list" and v == "0.3" else "-")
                             continue
                         r = by_key.get(key)
                         probe = {"client": client, "server": server, "binding": b, "version": v, "check": c}
