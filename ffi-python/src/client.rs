@@ -213,10 +213,11 @@ impl ClientHub {
     /// Fetches the card at `url` and selects the interface; the result is the card. With
     /// `card_keys` a signed card must carry a signature they verify, and with
     /// `require_signed_card` an unsigned one is refused (`CardSignatureError`).
-    /// `stream_resumes`: how many times in a row a broken stream is resumed (0: never).
+    /// `stream_resumes`: how many times in a row a broken stream is resumed (0: never);
+    /// `v03_file_bytes` (`"base64"` or `"raw"`): how v0.3 gRPC and HTTP+JSON carry file bytes.
     #[pyo3(signature = (
         token, url, bindings, versions, timeout, headers, extensions, ca_file = None, client_cert = None, card_keys = None,
-        require_signed_card = false, stream_resumes = 5
+        require_signed_card = false, stream_resumes = 5, v03_file_bytes = "base64"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn connect(
@@ -234,7 +235,9 @@ impl ClientHub {
         card_keys: Option<PyRef<'_, PyCardKeySet>>,
         require_signed_card: bool,
         stream_resumes: i64,
+        v03_file_bytes: &str,
     ) -> PyResult<()> {
+        let v03_file_bytes = crate::server::file_bytes(v03_file_bytes)?;
         let stream_resumes = u32::try_from(stream_resumes)
             .map_err(|_| PyValueError::new_err(format!("stream_resumes must be a count from 0 to {}, got {stream_resumes}", u32::MAX)))?;
         for (n, v) in &headers {
@@ -252,6 +255,7 @@ impl ClientHub {
         options.stream_resumes = stream_resumes;
         options.card_keys = card_keys.map(|k| k.snapshot());
         options.require_signed_card = require_signed_card;
+        options.v03_file_bytes = v03_file_bytes;
         let hub = self.hub.clone();
         smol::spawn(async move {
             let r = Client::connect_with(&url, &support, options.clone()).await;

@@ -102,6 +102,13 @@ pub struct ReadyServer {
     card: v1::AgentCard,
 }
 
+/// `"base64"` or `"raw"`: how v0.3 gRPC and HTTP+JSON carry file bytes (INTEROP.md, "File
+/// bytes in v0.3").
+pub(crate) fn file_bytes(name: &str) -> PyResult<a2a::server::FileBytes> {
+    a2a::server::FileBytes::from_name(name)
+        .ok_or_else(|| PyValueError::new_err(format!("v03_file_bytes must be \"base64\" or \"raw\", got {name:?}")))
+}
+
 #[pymethods]
 impl ReadyServer {
     /// Binds `host:port` (port 0: a free one) and serves `card` (None or a card without
@@ -113,12 +120,14 @@ impl ReadyServer {
     /// Push notifications go to public addresses only, and to those of `allow_webhooks`
     /// (hosts, addresses, CIDR networks) or everywhere with `allow_private_webhooks`;
     /// `https://` receivers are verified against `webhook_ca_file` (None: the platform's
-    /// roots). The settings become the transport's config in `ReadyOptions`' one order.
-    /// Returns once the server listens.
+    /// roots). `v03_file_bytes` (`"base64"` or `"raw"`) is how v0.3 gRPC and HTTP+JSON
+    /// answers carry file bytes. The settings become the transport's config in
+    /// `ReadyOptions`' one order. Returns once the server listens.
     #[new]
     #[pyo3(signature = (
         host, port, card = None, bearer_tokens = None, tls = None, *, extended_card = None, extended_cards = None,
-        signing_key = None, card_jku = None, allow_webhooks = Vec::new(), allow_private_webhooks = false, webhook_ca_file = None
+        signing_key = None, card_jku = None, allow_webhooks = Vec::new(), allow_private_webhooks = false, webhook_ca_file = None,
+        v03_file_bytes = "base64"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -135,7 +144,9 @@ impl ReadyServer {
         allow_webhooks: Vec<String>,
         allow_private_webhooks: bool,
         webhook_ca_file: Option<std::path::PathBuf>,
+        v03_file_bytes: &str,
     ) -> PyResult<Self> {
+        let v03_file_bytes = file_bytes(v03_file_bytes)?;
         let tls = match tls {
             Some((cert, key)) => {
                 Some(a2a_wire_smol::tls::ServerTls::from_pem_files(&cert, &key).map_err(|e| errors::tls_error(py, &e.to_string()))?)
@@ -165,6 +176,7 @@ impl ReadyServer {
             signing_key,
             card_jku,
             webhooks: webhook_policy(py, &allow_webhooks, allow_private_webhooks, webhook_ca_file)?,
+            v03_file_bytes,
         };
         let ip: std::net::IpAddr = host.parse().map_err(|e| PyValueError::new_err(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);

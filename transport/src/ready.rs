@@ -35,6 +35,8 @@ pub struct ReadyOptions {
     pub card_jku: Option<String>,
     /// How push notifications are delivered (the SSRF guard's allow-list, TLS roots).
     pub webhooks: WebhookPolicy,
+    /// How v0.3 gRPC and HTTP+JSON answers carry file bytes (see [`ServerConfig::v03_file_bytes`]).
+    pub v03_file_bytes: a2a_wire::server::FileBytes,
 }
 
 /// Which card a [`ReadyError::Card`] is about.
@@ -122,6 +124,7 @@ impl ReadyOptions {
         config.log = a2a_wire::log::silent();
         config.tls = self.tls;
         config.webhooks = self.webhooks;
+        config.v03_file_bytes = self.v03_file_bytes;
         if let Some(key) = &self.signing_key {
             config.sign_cards(key, self.card_jku.as_deref()).map_err(|e| ReadyError::Signature(e.to_string()))?;
         }

@@ -23,7 +23,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import Generator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _a2a_wire
 from ._model import (
@@ -170,6 +170,7 @@ class Client:
         card_keys: CardKeySet | None = None,
         require_signed_card: bool = False,
         stream_resumes: int = 5,
+        v03_file_bytes: Literal["base64", "raw"] = "base64",
     ) -> Client:
         """Fetches the agent's card (``url`` is its base URL or its card's URL) and selects the
         interface: the card's first entry whose binding is in ``bindings`` decides the binding,
@@ -191,7 +192,15 @@ class Client:
         A stream that breaks off mid-task (the connection dropped, the server restarted) is
         resumed with ``SubscribeToTask`` and ``Last-Event-ID``, up to ``stream_resumes`` times
         in a row (0: never; a negative count raises ``ValueError``): against a server that
-        keeps its events, as a2a-wire does, none is lost or seen twice."""
+        keeps its events, as a2a-wire does, none is lost or seen twice.
+
+        ``v03_file_bytes`` is how file bytes travel on a v0.3 gRPC or HTTP+JSON interface:
+        ``"base64"`` (the default) writes their base64 text, what the servers of a2a-sdk and
+        a2a-go v0.3 read; ``"raw"`` the bytes, for servers on @a2a-js/sdk 0.3 (and 1.3.0's
+        v0.3 layer) and a2a-go v2's. Both forms are read (INTEROP.md, "File bytes in
+        v0.3")."""
+        if v03_file_bytes not in ("base64", "raw"):
+            raise ValueError(f'v03_file_bytes must be "base64" or "raw", got {v03_file_bytes!r}')
         if isinstance(stream_resumes, bool) or not isinstance(stream_resumes, int):
             raise TypeError(f"stream_resumes: expected int, got {type(stream_resumes).__name__}")
         if stream_resumes < 0:
@@ -204,7 +213,7 @@ class Client:
         try:
             card = await client._submit(
                 client._hub.connect, url, list(bindings), list(versions), timeout, list((headers or {}).items()), list(extensions),
-                ca_file, client_cert, card_keys, require_signed_card, stream_resumes,
+                ca_file, client_cert, card_keys, require_signed_card, stream_resumes, v03_file_bytes,
             )
         except BaseException:
             await client.aclose()

@@ -27,7 +27,7 @@ import logging
 import os
 import socket
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 from . import _a2a_wire
 from ._a2a_wire import SigningKey
@@ -288,6 +288,11 @@ class AgentServer:
     networks: ``["127.0.0.1", "10.0.0.0/8"]``; local development), ``allow_private_webhooks``
     all of them. ``https://`` receivers are verified against ``webhook_ca_file`` (PEM;
     None: the platform's roots). A bad allow-list entry raises ``ValueError`` naming it.
+
+    ``v03_file_bytes`` is how v0.3 gRPC and HTTP+JSON answers carry file bytes:
+    ``"base64"`` (the default) writes their base64 text, what a2a-sdk and a2a-go v0.3 read;
+    ``"raw"`` the bytes, for clients on @a2a-js/sdk 0.3. Both forms are read, and a client
+    that sent raw bytes is answered raw either way (INTEROP.md, "File bytes in v0.3").
     """
 
     def __init__(
@@ -308,7 +313,10 @@ class AgentServer:
         allow_webhooks: Iterable[str] = (),
         allow_private_webhooks: bool = False,
         webhook_ca_file: str | os.PathLike[str] | None = None,
+        v03_file_bytes: Literal["base64", "raw"] = "base64",
     ) -> None:
+        if v03_file_bytes not in ("base64", "raw"):
+            raise ValueError(f'v03_file_bytes must be "base64" or "raw", got {v03_file_bytes!r}')
         if isinstance(allow_webhooks, str):
             raise TypeError("allow_webhooks: expected a list of hosts, addresses or networks, got a str")
         self._executor = executor
@@ -320,6 +328,7 @@ class AgentServer:
         self._allow_webhooks = list(allow_webhooks)
         self._allow_private_webhooks = allow_private_webhooks
         self._webhook_ca_file = webhook_ca_file
+        self._v03_file_bytes = v03_file_bytes
         self._bearer_tokens = None if bearer_tokens is None else dict(bearer_tokens)
         self._card = card
         self._host = host
@@ -342,7 +351,7 @@ class AgentServer:
             self._host, self._port, self._card, self._bearer_tokens, self._tls,
             extended_card=self._extended_card, extended_cards=self._extended_cards, signing_key=self._signing_key,
             card_jku=self._card_jku, allow_webhooks=self._allow_webhooks, allow_private_webhooks=self._allow_private_webhooks,
-            webhook_ca_file=self._webhook_ca_file,
+            webhook_ca_file=self._webhook_ca_file, v03_file_bytes=self._v03_file_bytes,
         )
         self._watch = watch(loop, self._server.take_watch_fd(), self._take)
 
@@ -426,13 +435,14 @@ async def serve(
     allow_webhooks: Iterable[str] = (),
     allow_private_webhooks: bool = False,
     webhook_ca_file: str | os.PathLike[str] | None = None,
+    v03_file_bytes: Literal["base64", "raw"] = "base64",
 ) -> AgentServer:
     """Starts an :class:`AgentServer` and returns it (already listening); the options are
     the server's."""
     server = AgentServer(
         executor, card=card, host=host, port=port, bearer_tokens=bearer_tokens, tls=tls, extended_card=extended_card,
         extended_cards=extended_cards, signing_key=signing_key, card_jku=card_jku, allow_webhooks=allow_webhooks,
-        allow_private_webhooks=allow_private_webhooks, webhook_ca_file=webhook_ca_file,
+        allow_private_webhooks=allow_private_webhooks, webhook_ca_file=webhook_ca_file, v03_file_bytes=v03_file_bytes,
     )
     await server.start()
     return server
