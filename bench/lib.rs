@@ -1,6 +1,6 @@
 //! Benchmark inputs shared by the criterion benches.
 
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, EventLogLimits, MemoryStore, Output, Request};
+use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, EventLogLimits, Output, Request};
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::v1;
 use std::hint::black_box;
@@ -16,7 +16,7 @@ pub fn vector_wire(rel: &str) -> Vec<u8> {
 
 /// One engine cycle, as a server does it: SendMessage, the agent's artifact and completed
 /// status, GetTask, every output drained (the `engine` bench and `engine-cycles` run it).
-pub fn engine_cycle(engine: &mut Engine<MemoryStore>, n: u64) {
+pub fn engine_cycle(engine: &mut Engine, n: u64) {
     let now = Timestamp { seconds: 1_800_000_000 + n as i64, nanos: 0 };
     let message = v1::Message {
         message_id: format!("m-{n}"),

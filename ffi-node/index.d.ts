@@ -458,6 +458,12 @@ export interface ServeOptions {
   allowPrivateWebhooks?: boolean;
   /** PEM file of the CAs `https://` webhook receivers are verified against (default: the platform's roots). */
   webhookCaFile?: string;
+  /** Keep the tasks in this SQLite file (created if missing) instead of in memory. */
+  store?: string;
+  /** With `store`: MiB of idle tasks cached in memory (default 64). */
+  cacheMb?: number;
+  /** Delete completed, canceled, failed and rejected tasks whose last change is older: milliseconds, or `"90s"`, `"12h"`, `"30d"` (default: keep every task). */
+  retain?: number | string;
   onError?: AgentErrorHandler;
 }
 /** A running server. */

@@ -33,7 +33,7 @@ fn card() -> v1::AgentCard {
 }
 
 /// Serves one request to completion; returns the response.
-fn serve(endpoint: &Endpoint, engine: &mut Engine<MemoryStore>, id: u64, req: &HttpRequest<'_>, now: Timestamp) -> HttpResponse {
+fn serve(endpoint: &Endpoint, engine: &mut Engine, id: u64, req: &HttpRequest<'_>, now: Timestamp) -> HttpResponse {
     let call = match endpoint.decode(req) {
         Ok(c) => c,
         Err(r) => return r,

@@ -1,7 +1,7 @@
 //! `a2a-wire`: serve the demo echo agent, or talk to any A2A agent.
 //!
 //! ```text
-//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
+//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--cache-mb N] [--retain DURATION] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
 //! a2a-wire card URL [--json]
 //! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--timeout S] [--json]
 //! a2a-wire get URL TASK_ID [--history N] [--json]
@@ -35,7 +35,7 @@ use std::sync::Arc;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage:
-  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE] [--v03-file-bytes base64|raw]
+  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--cache-mb N] [--retain DURATION] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE] [--v03-file-bytes base64|raw]
   a2a-wire card URL [--json]
   a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--timeout SECONDS] [--json]
   a2a-wire get URL TASK_ID [--history N] [...]
@@ -57,6 +57,10 @@ every call; each principal sees only its own tasks. Clients send it with --heade
 one port, the card listing https:// URLs; changed files are read again. Clients verify
 https:// agents against the platform's roots, or only against --ca-file FILE (PEM); serve's
 --ca-file is what webhook receivers are verified against.
+serve --store FILE (default a2a-wire-tasks.db; memory: no file) keeps tasks in SQLite: memory
+holds the tasks in use plus a cache of --cache-mb MiB (default 64). --retain DURATION (90s,
+12h, 30d) deletes finished tasks (completed, canceled, failed, rejected) whose last change is
+older; by default every task is kept.
 Agent Card signatures (ES256, EdDSA): serve --card-key FILE (a private JWK, or a PKCS#8
 PEM key with --card-kid) signs the card it serves; clients given --card-keys JWKS check
 the card's signature, and --require-signed-card refuses an unsigned one. sign-card and
@@ -170,6 +174,8 @@ fn usage(message: &str) -> ExitCode {
 const SERVE_OPTIONS: &[&str] = &[
     "--addr",
     "--store",
+    "--cache-mb",
+    "--retain",
     "--allow-private-webhooks",
     "--allow-webhook",
     "--bearer-tokens",
@@ -484,6 +490,16 @@ async fn serve(args: &Args) -> Result<(), Failure> {
             a2a_wire::signing::CardSigner::kid(&key)
         );
     }
+    if let Some(v) = args.value("--cache-mb") {
+        let mb: usize = v.parse().map_err(|_| Failure::Usage(format!("--cache-mb {v}: a whole number of MiB")))?;
+        config.cache_bytes = mb.saturating_mul(1 << 20);
+    }
+    if let Some(v) = args.value("--retain") {
+        config.retention = Some(
+            a2a_wire_smol::ready::parse_duration(v)
+                .ok_or_else(|| Failure::Usage(format!("--retain {v}: a duration like 90s, 12h or 30d")))?,
+        );
+    }
     let card = config.card.clone();
     let agent = Arc::new(a2a_wire_smol::demo::EchoAgent::default());
     let store = args.value("--store").unwrap_or("a2a-wire-tasks.db");
@@ -491,7 +507,7 @@ async fn serve(args: &Args) -> Result<(), Failure> {
         a2a_wire_smol::Server::bind(addr, config, agent).await
     } else {
         let s = a2a_wire_smol::sqlite::SqliteStore::open(store).map_err(|e| Failure::Agent(Error::Transport(e.to_string())))?;
-        eprintln!("a2a-wire: {} task(s) in {store}", a2a_wire::engine::TaskStore::len(&s));
+        eprintln!("a2a-wire: tasks in {store}");
         a2a_wire_smol::Server::bind_with_store(addr, config, agent, s).await
     }
     .map_err(|e| Failure::Agent(Error::Transport(format!("cannot listen on {addr}: {e}"))))?;

@@ -557,6 +557,17 @@ impl Deliveries {
         self.ready.pop_front()
     }
 
+    /// The next attempt to make if `ready(seq)` says its delivery may go out (a store keeps
+    /// it); attempts go out in order, so the ones behind it wait too.
+    pub fn poll_attempt_if(&mut self, ready: impl Fn(u64) -> bool) -> Option<Attempt> {
+        let first = self.ready.front()?;
+        let seq = self.queues.get(&first.queue).and_then(|q| q.current.as_ref()).map(|c| c.0);
+        if seq.is_some_and(|s| !ready(s)) {
+            return None;
+        }
+        self.ready.pop_front()
+    }
+
     /// The next delivery that was given up, for the log.
     pub fn poll_gave_up(&mut self) -> Option<GaveUp> {
         self.gave_up.pop_front()

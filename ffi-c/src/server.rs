@@ -4,7 +4,7 @@
 
 use crate::service::{a2a_run, message_arg, status_event};
 use crate::{a2a_error, a2a_result, arg, box_out, bytes_arg, guard, guard_value, invalid, out, str_arg};
-use a2a::engine::{AgentEvent, MemoryStore, RunId};
+use a2a::engine::{AgentEvent, RunId};
 use a2a::v1;
 use a2a_wire_smol::agent::{text_part, Agent, EventSink, RequestContext};
 use a2a_wire_smol::host::AgentKind;
@@ -464,6 +464,47 @@ pub extern "C" fn a2a_server_config_set_webhook_ca_file(
     })
 }
 
+/// Keeps the tasks in the SQLite file at `path` (created if missing; a store written by an
+/// older release is migrated when opened) instead of in memory, so that they outlive the
+/// process; memory then holds the tasks in use plus a cache bounded by
+/// `a2a_server_config_set_cache_bytes`. The file is opened by `a2a_server_start_with`
+/// (`A2A_RESULT_IO` there when it cannot be). Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_store_file(config: *mut a2a_server_config, path: *const c_char, path_len: usize) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        let p = str_arg(path, path_len, "path")?;
+        if p.is_empty() {
+            return Err(invalid("`path` is empty"));
+        }
+        c.ready.store = Some(std::path::PathBuf::from(p));
+        Ok(())
+    })
+}
+
+/// With a store file: about how many bytes of idle tasks stay cached in memory (64 MiB
+/// unless set; tasks with live calls, runs or streams are held whatever the size).
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_cache_bytes(config: *mut a2a_server_config, bytes: usize) -> a2a_result {
+    guard(|| {
+        crate::arg_mut(config, "config")?.ready.cache_bytes = Some(bytes);
+        Ok(())
+    })
+}
+
+/// Deletes each task in a terminal state (completed, canceled, failed, rejected) whose last
+/// change is more than `millis` milliseconds old, with everything kept for it; afterwards it
+/// answers as a task that never existed. Tasks not in a terminal state are never deleted.
+/// 0 (the default) keeps every task. Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_retention_ms(config: *mut a2a_server_config, millis: u64) -> a2a_result {
+    guard(|| {
+        crate::arg_mut(config, "config")?.ready.retention = (millis > 0).then(|| std::time::Duration::from_millis(millis));
+        Ok(())
+    })
+}
+
 /// Frees a config; NULL does nothing. Threads: any, once.
 #[no_mangle]
 pub extern "C" fn a2a_server_config_free(config: *mut a2a_server_config) {
@@ -474,7 +515,8 @@ pub extern "C" fn a2a_server_config_free(config: *mut a2a_server_config) {
 /// its own, with the Agent Card `card_json` (v1.0 ProtoJSON) and `agent`. A card that lists
 /// no `supportedInterfaces` gets six: JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`
 /// and gRPC at the address, in v1.0, and the same in v0.3 at `/a2a/v03/jsonrpc`,
-/// `/a2a/v03/rest` and the address. Tasks are kept in memory. Returns once the server
+/// `/a2a/v03/rest` and the address. Tasks are kept in memory (see
+/// `a2a_server_config_set_store_file` for a file). Returns once the server
 /// listens (port 0: a free port is found by binding it, then the server binds it again, so
 /// another process may take it in between and the start fails with `A2A_RESULT_IO`).
 /// Callbacks: see `a2a_start_callback`. Call from any thread.
@@ -537,12 +579,13 @@ fn start_server(
     sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
     let ready = settings.map(|s| s.ready.clone()).unwrap_or_default();
     let origin = ready.origin(sa);
+    let store = ready.open_store().map_err(|e| a2a_error::local(a2a_result::Io, e.to_string()))?;
     let config = ready.server_config(Some(card), sa).map_err(|e| match e {
         a2a_wire_smol::ready::ReadyError::Signature(m) => a2a_error::local(a2a_result::Signature, m),
         other => a2a_error::local(a2a_result::Card, other.to_string()),
     })?;
     let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
-    let server = RunningServer::start(sa, config, kind, MemoryStore::new()).map_err(|e| {
+    let server = RunningServer::start(sa, config, kind, store).map_err(|e| {
         // The service refuses a card it cannot serve (two bindings on one path, say) this way.
         let r = if e.kind() == std::io::ErrorKind::InvalidInput { a2a_result::Card } else { a2a_result::Io };
         a2a_error::local(r, format!("cannot serve on {sa}: {e}"))

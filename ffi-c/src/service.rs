@@ -243,7 +243,7 @@ pub(crate) fn status_event(state: u32, message: Option<v1::Message>) -> Result<A
 
 /// The sans-IO server. Create with `a2a_service_new`, free with `a2a_service_free`.
 pub struct a2a_service {
-    inner: Service<MemoryStore>,
+    inner: Service,
     /// Random, so that message ids made by the `_text` helpers differ between services.
     message_prefix: u64,
     next_message: u64,

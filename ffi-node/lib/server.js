@@ -64,8 +64,29 @@ class AgentServer {
  * `allowWebhooks` (hosts, addresses and CIDR networks the SSRF guard lets through although
  * not public: local development), `allowPrivateWebhooks` (every loopback and private address,
  * for tests), `webhookCaFile` (PEM: the CAs `https://` receivers are verified against;
- * default the platform's roots). Resolves once it listens.
+ * default the platform's roots). Tasks are kept in memory unless `store` names a SQLite file
+ * (created if missing): then they outlive the process, and memory holds the tasks in use
+ * plus about `cacheMb` MiB (default 64) of others. `retain` (milliseconds, or a string like
+ * `"90s"`, `"12h"`, `"30d"`) deletes each completed, canceled, failed or rejected task whose
+ * last change is older; it then answers as a task that never existed (tasks still working or
+ * waiting for input are never deleted). Resolves once it listens.
  */
+function cacheMb(v) {
+  if (v == null) return undefined;
+  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`cacheMb: a whole number of MiB, got ${v}`);
+  return v;
+}
+
+function retainOption(v) {
+  if (v == null) return undefined;
+  if (typeof v === "number") {
+    if (!Number.isInteger(v) || v <= 0) throw new RangeError(`retain: a positive whole number of milliseconds, got ${v}`);
+    return `${v}ms`;
+  }
+  if (typeof v === "string") return v;
+  throw new TypeError(`retain: milliseconds or a string like "30d", got ${typeof v}`);
+}
+
 async function serve(agent, options = {}) {
   const { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, tls = null, onError } = options;
   const runner = new Runner(agent, onError);
@@ -78,6 +99,9 @@ async function serve(agent, options = {}) {
     allowWebhooks: stringList(options.allowWebhooks, "allowWebhooks"),
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
     webhookCaFile: options.webhookCaFile == null ? undefined : String(options.webhookCaFile),
+    store: options.store == null ? undefined : String(options.store),
+    cacheMb: cacheMb(options.cacheMb),
+    retain: retainOption(options.retain),
   };
   const key = SigningKey._native(options.signingKey);
   const n = call(

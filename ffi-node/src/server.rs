@@ -10,7 +10,7 @@
 
 use crate::errors;
 use crate::run::{Backend, Run, RunInfo};
-use a2a::engine::{MemoryStore, RunId};
+use a2a::engine::RunId;
 use a2a::v1;
 use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
 use a2a_wire_smol::host::AgentKind;
@@ -91,6 +91,12 @@ pub struct ServeOptions {
     /// PEM file of the CAs `https://` webhook receivers are verified against (absent: the
     /// platform's roots).
     pub webhook_ca_file: Option<String>,
+    /// Keep the tasks in this SQLite file (created if missing) instead of in memory.
+    pub store: Option<String>,
+    /// With a store file: MiB of idle tasks cached in memory (default 64).
+    pub cache_mb: Option<u32>,
+    /// Delete terminal tasks whose last change is older (`90s`, `12h`, `30d`, `1500ms`).
+    pub retain: Option<String>,
 }
 
 /// A card given as ProtoJSON, read as given (its interfaces may still be the server's to
@@ -167,6 +173,17 @@ impl ReadyServer {
             )?,
             signing_key: signing_key.map(|k| k.key.clone()),
             card_jku: options.card_jku,
+            store: options.store.map(std::path::PathBuf::from),
+            cache_bytes: options.cache_mb.map(|mb| (mb as usize).saturating_mul(1 << 20)),
+            retention: options
+                .retain
+                .as_deref()
+                .map(|r| {
+                    a2a_wire_smol::ready::parse_duration(r)
+                        .filter(|d| !d.is_zero())
+                        .ok_or_else(|| errors::range_error(format!("retain {r:?}: a duration like 90s, 12h or 30d, or milliseconds")))
+                })
+                .transpose()?,
             ..ReadyOptions::default()
         };
         if let Some(f) = options.tls {
@@ -185,6 +202,7 @@ impl ReadyServer {
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| Error::from_reason(format!("cannot bind {wanted}: {e}")))?;
         let origin = ready.origin(addr);
+        let store = ready.open_store().map_err(|e| Error::from_reason(e.to_string()))?;
         // A bad card is the ValidationError of the field at fault, its path inside the option.
         let config = ready.server_config(card, addr).map_err(|e| match e {
             ReadyError::Card { card: WhichCard::Public, error } => errors::decode_error(&error),
@@ -192,14 +210,15 @@ impl ReadyServer {
             ReadyError::Card { card: WhichCard::ExtendedOf(p), error } => errors::decode_error_in(&error, &extended_at(&p)),
             ReadyError::Encode(m) => errors::encode_error(&m),
             ReadyError::Signature(m) => errors::throw(serde_json::json!({"class": "CardSignatureError", "message": m})),
+            ReadyError::Store(m) => Error::from_reason(m),
         })?;
         let start: StartFn = on_start.build_threadsafe_function().callee_handled::<false>().build()?;
         let cancel: CancelFn = on_cancel.build_threadsafe_function().callee_handled::<false>().build()?;
         let agent = Arc::new(JsAgent { fns: Mutex::new(Some((start, cancel))) });
         let card = config.card.clone();
         let kind = AgentKind::Callback(agent.clone());
-        let server = RunningServer::start(addr, config, kind, MemoryStore::new())
-            .map_err(|e| Error::from_reason(format!("cannot serve on {addr}: {e}")))?;
+        let server =
+            RunningServer::start(addr, config, kind, store).map_err(|e| Error::from_reason(format!("cannot serve on {addr}: {e}")))?;
         Ok(ReadyServer { server: Arc::new(Mutex::new(Some(server))), agent, url: origin, card })
     }
 

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 type Wake = ThreadsafeFunction<(), (), (), Status, false, true>;
 
 struct State {
-    service: Service<MemoryStore>,
+    service: Service,
     /// Cancel flags of the runs in progress.
     runs: BTreeMap<RunId, Arc<AtomicBool>>,
     /// Runs started and not yet taken by JavaScript.

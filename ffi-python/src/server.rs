@@ -13,7 +13,7 @@ use crate::model::generated::PyAgentCard;
 use crate::run::{Backend, Run};
 use crate::signing::PySigningKey;
 use crate::wake::{Wake, Watch};
-use a2a::engine::{MemoryStore, RunId};
+use a2a::engine::RunId;
 use a2a::v1;
 use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
 use a2a_wire_smol::host::AgentKind;
@@ -127,7 +127,7 @@ impl ReadyServer {
     #[pyo3(signature = (
         host, port, card = None, bearer_tokens = None, tls = None, *, extended_card = None, extended_cards = None,
         signing_key = None, card_jku = None, allow_webhooks = Vec::new(), allow_private_webhooks = false, webhook_ca_file = None,
-        v03_file_bytes = "base64"
+        v03_file_bytes = "base64", store = None, cache_bytes = None, retain_ms = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -145,6 +145,9 @@ impl ReadyServer {
         allow_private_webhooks: bool,
         webhook_ca_file: Option<std::path::PathBuf>,
         v03_file_bytes: &str,
+        store: Option<std::path::PathBuf>,
+        cache_bytes: Option<usize>,
+        retain_ms: Option<u64>,
     ) -> PyResult<Self> {
         let v03_file_bytes = file_bytes(v03_file_bytes)?;
         let tls = match tls {
@@ -177,18 +180,22 @@ impl ReadyServer {
             card_jku,
             webhooks: webhook_policy(py, &allow_webhooks, allow_private_webhooks, webhook_ca_file)?,
             v03_file_bytes,
+            store,
+            cache_bytes,
+            retention: retain_ms.filter(|ms| *ms > 0).map(std::time::Duration::from_millis),
         };
         let ip: std::net::IpAddr = host.parse().map_err(|e| PyValueError::new_err(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| PyOSError::new_err(format!("cannot bind {wanted}: {e}")))?;
         let origin = options.origin(addr);
+        let store = options.open_store().map_err(|e| PyOSError::new_err(e.to_string()))?;
         let config = options.server_config(card.map(|c| c.0.clone()), addr).map_err(|e| ready_error(py, e))?;
         let (handoff, watch) = Handoff::new()?;
         let card = config.card.clone();
         let kind = AgentKind::Callback(Arc::new(PyAgent { handoff: handoff.clone() }));
         let server = py
-            .detach(|| RunningServer::start(addr, config, kind, MemoryStore::new()))
+            .detach(|| RunningServer::start(addr, config, kind, store))
             .map_err(|e| PyOSError::new_err(format!("cannot serve on {addr}: {e}")))?;
         let url = origin;
         Ok(ReadyServer { server: Mutex::new(Some(server)), handoff, watch, url, card })
@@ -312,5 +319,6 @@ fn ready_error(py: Python<'_>, e: ReadyError) -> PyErr {
         }
         ReadyError::Encode(m) => errors::encode_error(py, &m),
         ReadyError::Signature(m) => PyValueError::new_err(format!("signing_key: {m}")),
+        ReadyError::Store(m) => PyOSError::new_err(m),
     }
 }

@@ -28,7 +28,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 
 struct State {
-    service: Service<MemoryStore>,
+    service: Service,
     /// Cancel flags of the runs in progress.
     runs: BTreeMap<RunId, Arc<AtomicBool>>,
     /// A wake-up byte is on its way.

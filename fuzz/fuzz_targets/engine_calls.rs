@@ -4,7 +4,7 @@
 //! a subscriber resuming with any id (one seen, or garbage) is served like the others.
 #![no_main]
 
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, EventId, MemoryStore, Output, Request, RunEnd, RunId, TaskStore};
+use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, EventId, MemoryStore, Output, Request, RunEnd, RunId};
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::task::{class_of, StateClass};
 use a2a_wire::v1;

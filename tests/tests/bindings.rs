@@ -52,7 +52,7 @@ enum Answer {
 /// The server side: endpoint + engine + an echo agent, moving bytes in memory.
 struct Net {
     endpoint: Endpoint,
-    engine: Engine<MemoryStore>,
+    engine: Engine,
     calls: BTreeMap<u64, (Call, Answer)>,
     next: u64,
     clock: i64,

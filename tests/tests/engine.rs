@@ -8,7 +8,7 @@ use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::v1::{self, TaskState};
 
 struct Harness {
-    engine: Engine<MemoryStore>,
+    engine: Engine,
     now: i64,
     next_call: u64,
 }
@@ -735,75 +735,83 @@ fn a_failed_run_fails_its_task_and_answers_its_caller() {
     assert_eq!(h.get(&exec.task_id).unwrap_err().kind(), ErrorKind::TaskNotFound);
 }
 
-/// A store whose writes fail while `fail` is set.
-struct FailingStore {
-    inner: MemoryStore,
-    fail: std::rc::Rc<std::cell::Cell<bool>>,
-}
-
-impl a2a_wire::engine::TaskStore for FailingStore {
-    fn get(&self, id: &str) -> Option<&a2a_wire::engine::StoredTask> {
-        self.inner.get(id)
-    }
-    fn get_mut(&mut self, id: &str) -> Option<&mut a2a_wire::engine::StoredTask> {
-        self.inner.get_mut(id)
-    }
-    fn insert(&mut self, task: a2a_wire::engine::StoredTask) {
-        self.inner.insert(task)
-    }
-    fn touched(&mut self, id: &str) {
-        self.inner.touched(id)
-    }
-    fn iter(&self) -> Box<dyn Iterator<Item = &a2a_wire::engine::StoredTask> + '_> {
-        self.inner.iter()
-    }
-    fn message(&self, key: &str) -> Option<&a2a_wire::engine::MessageRecord> {
-        self.inner.message(key)
-    }
-    fn remember_message(&mut self, key: String, record: a2a_wire::engine::MessageRecord) {
-        self.inner.remember_message(key, record)
-    }
-    fn forget_message(&mut self, key: &str) {
-        self.inner.forget_message(key)
-    }
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-    fn flush(&mut self) -> Result<(), a2a_wire::engine::StoreError> {
-        if self.fail.get() {
-            Err(a2a_wire::engine::StoreError("disk full".into()))
+/// Drains an engine over an external store, answering its store requests from `store`.
+fn pump(engine: &mut Engine, store: &mut a2a_wire::engine::StoreInMemory, now: Timestamp) -> Vec<Output> {
+    let mut out = Vec::new();
+    loop {
+        if let Some(o) = engine.poll_output() {
+            out.push(o);
+        } else if let Some(r) = engine.poll_store() {
+            let _ = engine.handle_store(store.answer(r), now);
         } else {
-            Ok(())
+            return out;
         }
     }
 }
 
 #[test]
 fn a_failed_store_write_answers_the_calls_it_carried_with_an_internal_error() {
-    use a2a_wire::engine::TaskStore as _;
-    let fail = std::rc::Rc::new(std::cell::Cell::new(false));
-    let store = FailingStore { inner: MemoryStore::new(), fail: fail.clone() };
-    let mut engine = Engine::new(EngineConfig::default(), store, 3);
+    let mut store = a2a_wire::engine::StoreInMemory::new();
+    let mut engine = Engine::new(EngineConfig::default(), a2a_wire::engine::Storage::external(1 << 20), 3);
     let now = Timestamp { seconds: 1_700_000_000, nanos: 0 };
-    let drain = |e: &mut Engine<FailingStore>| std::iter::from_fn(|| e.poll_output()).collect::<Vec<_>>();
+    engine.start(now);
     // A task that completes while the store works.
     engine.handle_call(CallId(1), CallContext::default(), Request::SendMessage(send(user("m1", "go"))), now);
-    let exec = Harness::execution(&drain(&mut engine));
+    let exec = Harness::execution(&pump(&mut engine, &mut store, now));
     engine.handle_agent(exec.id, status(TaskState::Completed), now).unwrap();
-    engine.flush_store().unwrap();
-    assert!(matches!(drain(&mut engine).as_slice(), [Output::Respond { result: Ok(_), .. }]));
+    assert!(matches!(pump(&mut engine, &mut store, now).as_slice(), [Output::Respond { result: Ok(_), .. }]));
+    assert_eq!(store.get(&exec.task_id).map(|t| t.version), Some(1), "written once, as version 1");
     // The disk fills: a new message, and a read of the old task, in one batch.
-    fail.set(true);
+    store.fail = Some("disk full".into());
     engine.handle_call(CallId(2), CallContext::default(), Request::SendMessage(send(user("m2", "go"))), now);
-    let exec2 = Harness::execution(&drain(&mut engine));
+    let exec2 = Harness::execution(&pump(&mut engine, &mut store, now));
     engine.handle_agent(exec2.id, status(TaskState::Completed), now).unwrap();
     let get = Request::GetTask(v1::GetTaskRequest { id: exec.task_id.clone(), ..Default::default() });
     engine.handle_call(CallId(3), CallContext::default(), get, now);
-    assert!(engine.flush_store().is_err());
-    let out = drain(&mut engine);
+    let out = pump(&mut engine, &mut store, now);
     assert_eq!(Harness::answer(&out, CallId(2)).unwrap_err().kind(), ErrorKind::Internal, "not told the task was kept");
     assert!(Harness::answer(&out, CallId(3)).is_ok(), "a read is not affected");
-    assert_eq!(engine.store().len(), 2, "the change stays in memory, to be written again");
+    assert!(engine.task(&exec2.task_id).is_some(), "the change stays in memory, to be written again");
+    // The disk has room again: the next batch writes the change.
+    store.fail = None;
+    let get = Request::GetTask(v1::GetTaskRequest { id: exec2.task_id.clone(), ..Default::default() });
+    engine.handle_call(CallId(4), CallContext::default(), get, now);
+    let out = pump(&mut engine, &mut store, now);
+    assert!(Harness::answer(&out, CallId(4)).is_ok());
+    assert_eq!(store.get(&exec2.task_id).map(|t| t.version), Some(1));
+}
+
+#[test]
+fn a_write_refused_for_a_stale_version_is_never_reported_as_success() {
+    let mut store = a2a_wire::engine::StoreInMemory::new();
+    let mut engine = Engine::new(EngineConfig::default(), a2a_wire::engine::Storage::external(1 << 20), 3);
+    let now = Timestamp { seconds: 1_700_000_000, nanos: 0 };
+    engine.start(now);
+    engine.handle_call(CallId(1), CallContext::default(), Request::SendMessage(send(user("m1", "go"))), now);
+    let exec = Harness::execution(&pump(&mut engine, &mut store, now));
+    engine.handle_agent(exec.id, status(TaskState::InputRequired), now).unwrap();
+    assert!(Harness::answer(&pump(&mut engine, &mut store, now), CallId(1)).is_ok());
+    // Another writer changes the task behind this engine's back.
+    let mut other = store.get(&exec.task_id).unwrap().clone();
+    let base = other.version;
+    other.version += 1;
+    let w = a2a_wire::engine::TaskWrite { task: other, base, terminal: false };
+    let batch = a2a_wire::engine::WriteBatch { at: now, tasks: vec![w], ..Default::default() };
+    let r = store.answer(a2a_wire::engine::StoreRequest::Write { id: a2a_wire::engine::StoreRequestId(999), batch });
+    assert!(matches!(r, a2a_wire::engine::StoreReply::Written { .. }));
+    // This engine's cancel is based on the stale copy: refused, and the caller told so.
+    let cancel = Request::CancelTask(v1::CancelTaskRequest { id: exec.task_id.clone(), ..Default::default() });
+    engine.handle_call(CallId(2), CallContext::default(), cancel, now);
+    let out = pump(&mut engine, &mut store, now);
+    assert_eq!(Harness::answer(&out, CallId(2)).unwrap_err().kind(), ErrorKind::Internal, "{out:?}");
+    assert_eq!(store.get(&exec.task_id).map(|t| t.record.state()), Some(Some(TaskState::InputRequired)), "the other write stands");
+    // The next call reads the task afresh, and its cancel lands.
+    let cancel = Request::CancelTask(v1::CancelTaskRequest { id: exec.task_id.clone(), ..Default::default() });
+    engine.handle_call(CallId(3), CallContext::default(), cancel, now);
+    let out = pump(&mut engine, &mut store, now);
+    let Ok(Response::Task(t)) = Harness::answer(&out, CallId(3)) else { panic!("{out:?}") };
+    assert_eq!(state_of(&t), TaskState::Canceled);
+    assert_eq!(store.get(&exec.task_id).map(|t| (t.version, t.record.state())), Some((3, Some(TaskState::Canceled))));
 }
 
 #[test]

@@ -76,7 +76,7 @@ struct Delivery {
 }
 
 struct World {
-    service: Service<MemoryStore>,
+    service: Service,
     now_ms: u64,
     agenda: Vec<(u64, RunId, Action)>,
     canceled: BTreeSet<RunId>,

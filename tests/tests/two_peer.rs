@@ -4,7 +4,7 @@
 
 use a2a_wire::card::{select_interface, Binding, ClientSupport};
 use a2a_wire::client::{Reply, TaskTracker};
-use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response, TaskStore};
+use a2a_wire::engine::{AgentEvent, CallContext, CallId, Engine, EngineConfig, MemoryStore, Output, Request, Response};
 use a2a_wire::error::{A2aError, ErrorKind};
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::v1::{self, TaskState};
@@ -13,7 +13,7 @@ use a2a_wire::version::{self, ProtocolVersion};
 /// The server: one interface's served versions, then the engine.
 struct Server {
     served: Vec<ProtocolVersion>,
-    engine: Engine<MemoryStore>,
+    engine: Engine,
 }
 
 struct Pair {

@@ -17,7 +17,7 @@
 
 use crate::agent::{Agent, AgentExecutor, CancelToken, EventSink, RequestContext, RunMessage, RunQueue};
 use crate::io::TaskCount;
-use a2a_wire::engine::{CallId, RunId, TaskStore};
+use a2a_wire::engine::{CallId, RunId};
 use a2a_wire::error::{A2aError, ErrorKind};
 use a2a_wire::http::{HttpRequest, HttpResponse};
 use a2a_wire::log::{Level, SharedLog};
@@ -101,6 +101,7 @@ pub(crate) enum Command {
     CheckHead(OwnedRequest, Option<usize>, async_channel::Sender<HeadVerdict>),
     Gone(CallId),
     Webhook(DeliveryId, Outcome),
+    Store(a2a_wire::engine::StoreReply),
     Shutdown,
 }
 
@@ -133,6 +134,7 @@ impl std::fmt::Debug for Command {
             Command::CheckHead(r, ..) => write!(f, "CheckHead({} {})", r.method, r.target),
             Command::Gone(c) => write!(f, "Gone({c:?})"),
             Command::Webhook(d, o) => write!(f, "Webhook({d:?}, {o:?})"),
+            Command::Store(r) => write!(f, "Store({:?})", r.id()),
             Command::Shutdown => f.write_str("Shutdown"),
         }
     }
@@ -202,8 +204,10 @@ pub struct HostConfig {
 /// flushes): whatever is queued joins one turn, bounded so outputs keep flowing.
 const BATCH: usize = 256;
 
-struct Host<S: TaskStore> {
-    service: Service<S>,
+struct Host {
+    service: Service,
+    /// The external store's thread (none for memory).
+    store: Option<crate::store::StoreThread>,
     config: HostConfig,
     handle: HostHandle,
     replies: HashMap<CallId, async_channel::Sender<CallEvent>>,
@@ -221,16 +225,27 @@ struct Host<S: TaskStore> {
 /// Starts a host for `service` on smol's executor; returns its handle and the task that
 /// ends when the host stopped (after a shutdown: every call answered or ended, every
 /// webhook attempt in flight reported, the store flushed).
-pub(crate) fn spawn<S: TaskStore + Send + 'static>(
-    service: Service<S>,
+pub(crate) fn spawn(
+    service: Service,
     config: HostConfig,
     tasks: TaskCount,
-) -> (HostHandle, smol::Task<()>) {
+    external: Option<Box<dyn crate::store::ExternalStore>>,
+) -> std::io::Result<(HostHandle, smol::Task<()>)> {
     let (cmd_tx, cmds) = async_channel::unbounded();
     let (run_queue, runs) = async_channel::unbounded();
+    let store = match external {
+        Some(e) => {
+            let to_host = cmd_tx.clone();
+            Some(crate::store::StoreThread::start(e, move |reply| {
+                let _ = to_host.try_send(Command::Store(reply));
+            })?)
+        }
+        None => None,
+    };
     let handle = HostHandle { cmds: cmd_tx, stream_queue: config.stream_queue.max(1) };
     let host = Host {
         service,
+        store,
         config,
         handle: handle.clone(),
         replies: HashMap::new(),
@@ -243,7 +258,7 @@ pub(crate) fn spawn<S: TaskStore + Send + 'static>(
         stopping: false,
     };
     let task = tasks.spawn(host.run(cmds, runs));
-    (handle, task)
+    Ok((handle, task))
 }
 
 enum Input {
@@ -253,7 +268,7 @@ enum Input {
     Closed,
 }
 
-impl<S: TaskStore> Host<S> {
+impl Host {
     async fn run(mut self, cmds: async_channel::Receiver<Command>, runs: async_channel::Receiver<RunMessage>) {
         use smol::future::FutureExt;
         self.drain();
@@ -289,7 +304,7 @@ impl<S: TaskStore> Host<S> {
                 self.service.handle_timeout(now());
             }
             self.drain();
-            if self.stopping && self.service.open_calls() == 0 && self.webhooks_in_flight == 0 {
+            if self.stopping && self.service.open_calls() == 0 && self.webhooks_in_flight == 0 && self.service.store_idle() {
                 break;
             }
         }
@@ -350,6 +365,7 @@ impl<S: TaskStore> Host<S> {
                 self.webhooks_in_flight = self.webhooks_in_flight.saturating_sub(1);
                 self.service.handle_webhook_result(id, outcome, now());
             }
+            Command::Store(reply) => self.service.handle_store(reply, now()),
             Command::Shutdown => {
                 self.stopping = true;
                 self.service.shutdown();
@@ -420,6 +436,13 @@ impl<S: TaskStore> Host<S> {
                         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| agent.cancel(run))).is_err() {
                             self.config.log.log(Level::Error, "the agent's cancel callback panicked");
                         }
+                    }
+                }
+                Output::Store(req) => {
+                    let id = req.id();
+                    if !self.store.as_ref().is_some_and(|s| s.send(req)) {
+                        let error = a2a_wire::engine::StoreError(String::from("the store's thread is gone"));
+                        self.service.handle_store(a2a_wire::engine::StoreReply::Failed { id, error }, now());
                     }
                 }
                 Output::SendWebhook(attempt) => {

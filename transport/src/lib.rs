@@ -89,6 +89,7 @@ pub mod server;
 pub mod signing;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod store;
 pub mod tls;
 pub mod url;
 pub mod webhook;

@@ -37,6 +37,14 @@ pub struct ReadyOptions {
     pub webhooks: WebhookPolicy,
     /// How v0.3 gRPC and HTTP+JSON answers carry file bytes (see [`ServerConfig::v03_file_bytes`]).
     pub v03_file_bytes: a2a_wire::server::FileBytes,
+    /// Where the tasks are kept: `None`, in memory (lost at exit); a path, the SQLite store
+    /// in that file (created if missing; see [`crate::sqlite`]).
+    pub store: Option<std::path::PathBuf>,
+    /// With a store file: about how many bytes of idle tasks stay cached in memory (`None`:
+    /// [`a2a_wire::engine::EngineConfig::cache_bytes`]' default, 64 MiB).
+    pub cache_bytes: Option<usize>,
+    /// Delete terminal tasks whose last change is older than this (`None`: keep every task).
+    pub retention: Option<std::time::Duration>,
 }
 
 /// Which card a [`ReadyError::Card`] is about.
@@ -76,13 +84,15 @@ pub enum ReadyError {
     Encode(String),
     /// The signing key could not sign a card.
     Signature(String),
+    /// The store file could not be opened (which file, and why).
+    Store(String),
 }
 
 impl std::fmt::Display for ReadyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReadyError::Card { card, error } => write!(f, "{card}: {error}"),
-            ReadyError::Encode(m) | ReadyError::Signature(m) => write!(f, "{m}"),
+            ReadyError::Encode(m) | ReadyError::Signature(m) | ReadyError::Store(m) => write!(f, "{m}"),
         }
     }
 }
@@ -100,6 +110,16 @@ impl ReadyOptions {
     /// The origin a server at `addr` with these options publishes (`https://` with TLS).
     pub fn origin(&self, addr: SocketAddr) -> String {
         crate::demo::origin(addr, self.tls.is_some())
+    }
+
+    /// Opens the store [`ReadyOptions::store`] names (memory when none).
+    pub fn open_store(&self) -> Result<crate::store::Store, ReadyError> {
+        match &self.store {
+            None => Ok(crate::store::Store::Memory(a2a_wire::engine::MemoryStore::new())),
+            Some(path) => crate::sqlite::SqliteStore::open(path)
+                .map(crate::store::Store::from)
+                .map_err(|e| ReadyError::Store(format!("the store {}: {e}", path.display()))),
+        }
     }
 
     /// The server config for `card` (None: the demo card) served at `addr` (a concrete
@@ -125,11 +145,32 @@ impl ReadyOptions {
         config.tls = self.tls;
         config.webhooks = self.webhooks;
         config.v03_file_bytes = self.v03_file_bytes;
+        if let Some(b) = self.cache_bytes {
+            config.cache_bytes = b;
+        }
+        config.retention = self.retention;
         if let Some(key) = &self.signing_key {
             config.sign_cards(key, self.card_jku.as_deref()).map_err(|e| ReadyError::Signature(e.to_string()))?;
         }
         Ok(config)
     }
+}
+
+/// A duration as `a2a-wire serve --retain` and the bindings' retention settings take it: a
+/// whole number and a unit, `ms`, `s`, `m`, `h` or `d` (`90s`, `12h`, `30d`).
+pub fn parse_duration(v: &str) -> Option<std::time::Duration> {
+    let digits = v.find(|c: char| !c.is_ascii_digit())?;
+    let (n, unit) = v.split_at(digits);
+    let n: u64 = n.parse().ok()?;
+    let ms: u64 = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    Some(std::time::Duration::from_millis(n.checked_mul(ms)?))
 }
 
 /// Parses allow-list entries (a host name, an address or a CIDR network each; see

@@ -14,7 +14,8 @@ use crate::host::{AgentKind, AuthHook, CallEvent, CallHandle, HeadVerdict, HostC
 use crate::http1::{self, Buffer, Limits, ReadError, Refusal, RequestReader};
 use crate::io::Stream;
 use crate::io::{Rewind, TaskCount};
-use a2a_wire::engine::{MemoryStore, TaskStore};
+use crate::store::Store;
+use a2a_wire::engine::MemoryStore;
 use a2a_wire::log::{Level, SharedLog};
 use a2a_wire::service::{AuthRequest, Service, ServiceConfig};
 use a2a_wire::v1;
@@ -57,6 +58,12 @@ pub struct ServerConfig {
     pub authenticate: Option<AuthHook>,
     /// Recognise retried messages by `messageId` (off by default, as in the official SDKs).
     pub dedup_message_ids: bool,
+    /// With an external store: about how many bytes of idle tasks the working set caches
+    /// (`a2a-wire serve --cache-mb`; 64 MiB by default).
+    pub cache_bytes: usize,
+    /// Delete terminal tasks whose last change is older than this (`--retain`; `None`, the
+    /// default: keep every task).
+    pub retention: Option<std::time::Duration>,
     /// Frames a stream may have waiting for a slow client before it is cut off (the client
     /// then resubscribes and starts again from the current task).
     pub stream_queue: usize,
@@ -83,6 +90,8 @@ impl ServerConfig {
             webhooks: Default::default(),
             authenticate: None,
             dedup_message_ids: false,
+            cache_bytes: 64 << 20,
+            retention: None,
             stream_queue: 1024,
             log: stderr_log(),
             tls: None,
@@ -185,33 +194,28 @@ impl Server {
     }
 
     /// Binds `addr` and starts the service with `store`.
-    pub async fn bind_with_store<S: TaskStore + Send + 'static>(
+    pub async fn bind_with_store(
         addr: SocketAddr,
         config: ServerConfig,
         executor: Arc<dyn AgentExecutor>,
-        store: S,
+        store: impl Into<Store>,
     ) -> std::io::Result<Server> {
         Self::bind_agent(addr, config, AgentKind::Future(executor), store).await
     }
 
     /// Binds `addr` and starts the service with an agent that is not a future (a callback
     /// that returns at once; see [`Agent`]).
-    pub async fn bind_callback<S: TaskStore + Send + 'static>(
+    pub async fn bind_callback(
         addr: SocketAddr,
         config: ServerConfig,
         agent: Arc<dyn Agent>,
-        store: S,
+        store: impl Into<Store>,
     ) -> std::io::Result<Server> {
         Self::bind_agent(addr, config, AgentKind::Callback(agent), store).await
     }
 
     /// Binds `addr` and starts the service with `agent` and `store`.
-    pub async fn bind_agent<S: TaskStore + Send + 'static>(
-        addr: SocketAddr,
-        config: ServerConfig,
-        agent: AgentKind,
-        store: S,
-    ) -> std::io::Result<Server> {
+    pub async fn bind_agent(addr: SocketAddr, config: ServerConfig, agent: AgentKind, store: impl Into<Store>) -> std::io::Result<Server> {
         let mut service_config = ServiceConfig::new(config.card.clone());
         service_config.extended_card = config.extended_card.clone();
         service_config.extended_cards = config.extended_cards.clone();
@@ -222,7 +226,10 @@ impl Server {
         service_config.log = config.log.clone();
         service_config.limits.max_body = config.limits.max_body;
         service_config.v03_file_bytes = config.v03_file_bytes;
-        let service = Service::new(service_config, store, os_random_key()?, now()).map_err(invalid)?;
+        service_config.engine.cache_bytes = config.cache_bytes;
+        service_config.engine.retention = config.retention;
+        let (storage, external) = store.into().split();
+        let service = Service::new(service_config, storage, os_random_key()?, now()).map_err(invalid)?;
         // Bind before anything is spawned: a failed bind leaves nothing running.
         let listener = TcpListener::bind(addr).await?;
         let tasks = TaskCount::default();
@@ -233,7 +240,7 @@ impl Server {
             stream_queue: config.stream_queue,
             log: config.log.clone(),
         };
-        let (host, host_task) = crate::host::spawn(service, host_config, tasks.clone());
+        let (host, host_task) = crate::host::spawn(service, host_config, tasks.clone(), external)?;
         let (stop_tx, stop) = async_channel::bounded(1);
         let shared = Arc::new(Shared {
             limits: config.limits,
@@ -646,11 +653,11 @@ impl std::fmt::Debug for RunningServer {
 
 impl RunningServer {
     /// Binds `addr` and serves on a new thread with `agent` and `store`.
-    pub fn start<S: TaskStore + Send + 'static>(
+    pub fn start(
         addr: SocketAddr,
         config: ServerConfig,
         agent: AgentKind,
-        store: S,
+        store: impl Into<Store> + Send + 'static,
     ) -> std::io::Result<Self> {
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new().name(String::from("a2a-wire-server")).spawn(move || {

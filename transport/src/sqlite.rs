@@ -1,44 +1,48 @@
 //! A persistent task store on SQLite (rusqlite with its bundled library): tasks with their
-//! history, artifacts and push configs, and the message-id index, survive a restart.
+//! history, artifacts and push configs, the message-id index and the webhook deliveries
+//! survive a restart.
 //!
-//! [`SqliteStore`] is the core's [`Persisted`] store (reads from memory, changes collected and
-//! written in one batch per flush) over [`SqliteBackend`], which writes each batch in one
-//! transaction. The server flushes before it answers anyone (and dropping the store flushes
-//! too); with SQLite in WAL mode a killed process loses nothing it had answered. One
-//! transaction per batch of calls instead of one per change is what makes the store fast
-//! under load (BENCHMARKS.md). A write that fails (disk full, file removed) is reported to the
-//! engine, which answers the calls of that batch with an internal error; the changes stay
-//! collected and are written again at most once per [`RETRY_AFTER_FAILURE`], so a disk that
-//! stays full does not turn every engine turn into a rewrite of the backlog.
+//! [`SqliteStore`] answers the service's store requests ([`a2a_wire::engine::external`]) on
+//! the store's own thread ([`crate::store`]): the serving thread never waits for the disk.
+//! Opening reads nothing but the schema version, so a store of any size opens in the same
+//! time; tasks are loaded when a call names them, lists are queries on indexes, and
+//! retention deletes in bounded batches.
 //!
-//! Commits never wait for the disk (WAL with `synchronous = NORMAL`: a commit appends to the
-//! WAL; only a checkpoint, which copies the WAL back into the database, syncs). SQLite's
-//! automatic checkpoint runs inside the commit that crosses its threshold, and so on the
-//! server's only executor thread: every connection waited for its `fsync` (the 40 ms tail of
-//! concurrent SendMessage in BENCHMARKS.md). Here automatic checkpoints are off and a thread
-//! of the store's own runs passive checkpoints on a connection of its own, which never block
-//! the writer.
+//! Each write batch is one transaction (one transaction per batch of calls instead of one per
+//! change is what makes the store fast under load, BENCHMARKS.md), checked against each
+//! task's version: a row whose version is not the one the batch was based on refuses the
+//! batch ([`StoreReply::Conflict`]). Commits never wait for the disk (WAL with
+//! `synchronous = NORMAL`: a killed process loses nothing it had answered; an OS crash may
+//! lose the last commits, never corrupt the file). The WAL stays bounded: an automatic
+//! checkpoint every [`CHECKPOINT_PAGES`] pages (on the store's thread, the only connection,
+//! so it completes and the WAL starts over) and a journal size limit of
+//! [`WAL_LIMIT_BYTES`] that truncates the file after it.
 //!
 //! Rows hold the protobuf encoding of the v1.0 model (compact, and the same bytes the gRPC
-//! binding uses); the ids of closed artifacts are a JSON array, so any id survives. The
-//! schema carries a version: a version-1 file (artifact ids joined by newlines) is migrated
-//! on open, a file from a newer schema is refused. Several server instances need a networked
-//! store implementing [`Backend`] over a shared database with row versions; this one is for
-//! a single process.
+//! binding uses) plus the columns queries need; the ids of closed artifacts are a JSON array,
+//! so any id survives. The schema carries a version and is migrated on open (1 and 2 to 3); a
+//! file from a newer schema is refused.
 
-use a2a_wire::engine::{Backend, Batch, Loaded, MessageRecord, Persisted, PushConfig, StoreError, StoredTask, TaskStore};
+use a2a_wire::engine::{ListQuery, MessageRecord, PushConfig, StoreError, StoreReply, StoreRequest, StoredTask, WriteBatch};
+use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::task::TaskRecord;
 use a2a_wire::v1;
 use a2a_wire::version::ProtocolVersion;
-use a2a_wire::webhook::{Change, Queued};
+use a2a_wire::webhook::Queued;
 use prost::Message as _;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
-/// How long a store whose write failed waits before it writes its changes again.
+/// WAL pages after which a commit checkpoints (4 KiB pages: about 16 MiB).
+pub const CHECKPOINT_PAGES: i64 = 4096;
+
+/// What the WAL file is cut back to after a checkpoint.
+pub const WAL_LIMIT_BYTES: i64 = 32 << 20;
+
+/// How long a store whose write failed waits before it writes again.
 pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
 fn db_error(e: rusqlite::Error) -> StoreError {
@@ -75,132 +79,275 @@ fn decode_ids(text: &str) -> Result<Vec<String>, String> {
     serde_json::from_str(text).map_err(|e| format!("closed artifact ids: {e}"))
 }
 
-/// How often the checkpointer thread copies the WAL back into the database.
-pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+/// The columns of a task row, in order.
+const TASK_COLUMNS: &str = "id, tenant, owner, task, closed_artifacts, push, push_versions, version";
 
-/// The thread that checkpoints the WAL off the writer's thread; stopped and joined on drop.
-struct Checkpointer {
-    stop: std::sync::mpsc::Sender<()>,
-    thread: Option<std::thread::JoinHandle<()>>,
+fn ms(t: Timestamp) -> i64 {
+    t.seconds.saturating_mul(1000).saturating_add(i64::from(t.nanos / 1_000_000))
 }
 
-impl Checkpointer {
-    fn start(path: &Path) -> Result<Checkpointer, StoreError> {
-        let db = Connection::open(path).map_err(db_error)?;
-        // A passive checkpoint never waits for the writer; the timeout only covers the brief
-        // locks SQLite takes on the WAL index.
-        db.busy_timeout(Duration::from_millis(100)).map_err(db_error)?;
-        let (stop, stopped) = std::sync::mpsc::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name(String::from("a2a-wire-checkpoint"))
-            .spawn(move || {
-                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
-                    // A failure (busy, disk) is tried again at the next tick; commits go on.
-                    let _ = db.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-                }
-                let _ = db.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-            })
-            .map_err(|e| StoreError(format!("cannot start the checkpoint thread: {e}")))?;
-        Ok(Checkpointer { stop, thread: Some(thread) })
-    }
+fn row_task(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, Option<String>, Vec<u8>, String, Vec<u8>, String, i64)> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
 }
 
-impl Drop for Checkpointer {
-    fn drop(&mut self) {
-        let _ = self.stop.send(());
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
+fn decode_row(row: (String, String, Option<String>, Vec<u8>, String, Vec<u8>, String, i64)) -> Result<StoredTask, StoreError> {
+    let (id, tenant, owner, task, closed, push, push_versions, version) = row;
+    let task = v1::Task::decode(task.as_slice()).map_err(|e| StoreError(format!("task {id}: {e}")))?;
+    let closed_artifacts = decode_ids(&closed).map_err(|e| StoreError(format!("task {id}: {e}")))?;
+    let push_configs = decode_push(&push, &push_versions).map_err(|e| StoreError(format!("task {id}: {e}")))?;
+    Ok(StoredTask {
+        record: TaskRecord { task, closed_artifacts },
+        tenant,
+        owner,
+        push_configs,
+        version: u64::try_from(version).unwrap_or(0),
+    })
 }
 
-/// The SQLite file behind a [`SqliteStore`].
-pub struct SqliteBackend {
+/// The list columns of a task: context, state, status timestamp.
+fn list_columns(t: &v1::Task) -> (String, i32, Option<i64>, i32) {
+    let status = t.status.as_ref();
+    let ts = status.and_then(|s| s.timestamp);
+    (t.context_id.clone(), status.map_or(0, |s| s.state), ts.map(|t| t.seconds), ts.map_or(0, |t| t.nanos))
+}
+
+/// Tasks, message ids and webhook deliveries in a SQLite file.
+pub struct SqliteStore {
     db: Connection,
     /// When the last write failed (the next try waits for [`RETRY_AFTER_FAILURE`]).
     failed_at: Option<Instant>,
-    /// Checkpoints off this thread (files only; an in-memory database has no WAL).
-    checkpointer: Option<Checkpointer>,
+    writes_failed: u64,
+    /// The last list count: its filter, its arguments and the count (cleared by every write).
+    count_memo: Option<(String, Vec<rusqlite::types::Value>, i64)>,
 }
 
-impl std::fmt::Debug for SqliteBackend {
+impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteBackend")
-            .field("path", &self.db.path())
-            .field("failed_at", &self.failed_at)
-            .field("background_checkpoints", &self.checkpointer.is_some())
-            .finish()
+        f.debug_struct("SqliteStore").field("path", &self.db.path()).field("writes_failed", &self.writes_failed).finish()
     }
 }
 
-impl SqliteBackend {
-    /// Opens (or creates) the file, creating or migrating the schema.
-    pub fn open(path: impl AsRef<Path>) -> Result<SqliteBackend, StoreError> {
-        let mut backend = Self::with_connection(Connection::open(path.as_ref()).map_err(db_error)?)?;
-        backend.db.pragma_update(None, "wal_autocheckpoint", 0).map_err(db_error)?;
-        backend.checkpointer = Some(Checkpointer::start(path.as_ref())?);
-        Ok(backend)
+/// A list query as SQL: the filter (for the count) and the page (filter, cursor, order,
+/// limit), each with its arguments. The order is that of the indexes: newest status first,
+/// then id.
+struct ListSql {
+    filter: String,
+    filter_args: Vec<rusqlite::types::Value>,
+    page: String,
+    page_args: Vec<rusqlite::types::Value>,
+}
+
+impl ListSql {
+    fn of(q: &ListQuery) -> ListSql {
+        let mut filter = String::from("tenant = ?1");
+        let mut args: Vec<rusqlite::types::Value> = vec![q.tenant.clone().into()];
+        match &q.scope {
+            a2a_wire::engine::OwnerScope::All => {}
+            a2a_wire::engine::OwnerScope::UnownedOr(None) => filter.push_str(" AND owner IS NULL"),
+            a2a_wire::engine::OwnerScope::UnownedOr(Some(p)) => {
+                args.push(p.clone().into());
+                filter.push_str(&format!(" AND (owner IS NULL OR owner = ?{})", args.len()));
+            }
+        }
+        if !q.context_id.is_empty() {
+            args.push(q.context_id.clone().into());
+            filter.push_str(&format!(" AND context_id = ?{}", args.len()));
+        }
+        if let Some(s) = q.state {
+            args.push(i64::from(s as i32).into());
+            filter.push_str(&format!(" AND state = ?{}", args.len()));
+        }
+        if let Some((s, n)) = q.status_after {
+            args.push(s.into());
+            let a = args.len();
+            args.push(i64::from(n).into());
+            filter.push_str(&format!(" AND (ts_s > ?{a} OR (ts_s = ?{a} AND ts_n >= ?{}))", args.len()));
+        }
+        let filter_args = args.clone();
+        let mut page_filter = filter.clone();
+        if let Some(c) = &q.after {
+            // A task without a status timestamp sorts as the oldest (ts_s NULL -> i64::MIN).
+            args.push(c.seconds.into());
+            let a = args.len();
+            args.push(i64::from(c.nanos).into());
+            let b = args.len();
+            args.push(c.id.clone().into());
+            let i = args.len();
+            // The first term is a range on the index's first ordered column, so a page starts
+            // at the cursor instead of scanning the pages before it.
+            page_filter.push_str(&format!(
+                " AND IFNULL(ts_s, -9223372036854775808) <= ?{a} AND (IFNULL(ts_s, -9223372036854775808) < ?{a} \
+                 OR ts_n < ?{b} OR (ts_n = ?{b} AND id > ?{i}))"
+            ));
+        }
+        args.push(i64::try_from(q.limit).unwrap_or(i64::MAX).into());
+        let page = format!(
+            "SELECT {TASK_COLUMNS} FROM tasks WHERE {page_filter} \
+             ORDER BY IFNULL(ts_s, -9223372036854775808) DESC, ts_n DESC, id ASC LIMIT ?{}",
+            args.len()
+        );
+        ListSql { filter, filter_args, page, page_args: args }
+    }
+}
+
+impl SqliteStore {
+    /// Opens (or creates) the file, creating or migrating the schema. Reads no task.
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        let store = Self::with_connection(Connection::open(path.as_ref()).map_err(db_error)?)?;
+        store.db.pragma_update(None, "wal_autocheckpoint", CHECKPOINT_PAGES).map_err(db_error)?;
+        store.db.pragma_update(None, "journal_size_limit", WAL_LIMIT_BYTES).map_err(db_error)?;
+        Ok(store)
     }
 
     /// A database in memory only (for tests of the SQL path).
-    pub fn open_in_memory() -> Result<SqliteBackend, StoreError> {
+    pub fn open_in_memory() -> Result<SqliteStore, StoreError> {
         Self::with_connection(Connection::open_in_memory().map_err(db_error)?)
     }
 
-    fn with_connection(mut db: Connection) -> Result<SqliteBackend, StoreError> {
+    /// How many writes failed since the store was opened.
+    pub fn write_errors(&self) -> u64 {
+        self.writes_failed
+    }
+
+    /// How many tasks the file holds.
+    pub fn count(&self) -> Result<u64, StoreError> {
+        let n: i64 = self.db.query_row("SELECT COUNT(*) FROM tasks", [], |r| r.get(0)).map_err(db_error)?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    fn with_connection(mut db: Connection) -> Result<SqliteStore, StoreError> {
         // WAL: readers never block the writer; NORMAL: a commit survives a killed process
         // (an OS crash may lose the last commits, never corrupt the file).
         db.pragma_update(None, "journal_mode", "WAL").map_err(db_error)?;
         db.pragma_update(None, "synchronous", "NORMAL").map_err(db_error)?;
-        db.execute_batch(
-            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-             CREATE TABLE IF NOT EXISTS tasks (
-                 id TEXT PRIMARY KEY,
-                 tenant TEXT NOT NULL,
-                 owner TEXT,
-                 task BLOB NOT NULL,
-                 closed_artifacts TEXT NOT NULL,
-                 push BLOB NOT NULL,
-                 push_versions TEXT NOT NULL
-             );
-             CREATE TABLE IF NOT EXISTS webhooks (
-                 seq INTEGER PRIMARY KEY,
-                 queue TEXT NOT NULL,
-                 url TEXT NOT NULL,
-                 headers TEXT NOT NULL,
-                 body BLOB NOT NULL
-             );",
-        )
-        .map_err(db_error)?;
+        db.execute_batch("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);").map_err(db_error)?;
         let version: Option<i64> =
             db.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).optional().map_err(db_error)?;
         match version {
             None => {
-                db.execute_batch(
-                    "CREATE TABLE messages (key TEXT PRIMARY KEY, task_id TEXT NOT NULL,
-                         sent_task_id TEXT NOT NULL DEFAULT '', sent_context_id TEXT NOT NULL DEFAULT '');",
-                )
-                .map_err(db_error)?;
-                db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?1)", params![SCHEMA_VERSION]).map_err(db_error)?;
+                let tx = db.transaction().map_err(db_error)?;
+                tx.execute_batch(SCHEMA_2).map_err(db_error)?;
+                migrate_from_2(&tx)?;
+                tx.commit().map_err(db_error)?;
             }
-            Some(1) => migrate_from_1(&mut db)?,
+            Some(1) => {
+                migrate_from_1(&mut db)?;
+                let tx = db.transaction().map_err(db_error)?;
+                tx.execute_batch(SCHEMA_2).map_err(db_error)?;
+                migrate_from_2(&tx)?;
+                tx.commit().map_err(db_error)?;
+            }
+            Some(2) => {
+                let tx = db.transaction().map_err(db_error)?;
+                tx.execute_batch(SCHEMA_2).map_err(db_error)?;
+                migrate_from_2(&tx)?;
+                tx.commit().map_err(db_error)?;
+            }
             Some(v) if v == SCHEMA_VERSION => {}
             Some(v) => {
                 return Err(StoreError(format!("the file has schema version {v}; this build reads version {SCHEMA_VERSION}")));
             }
         }
-        Ok(SqliteBackend { db, failed_at: None, checkpointer: None })
+        Ok(SqliteStore { db, failed_at: None, writes_failed: 0, count_memo: None })
     }
 
-    fn write_batch(&mut self, batch: &Batch<'_>) -> rusqlite::Result<()> {
+    fn load(&mut self, ids: &[String], keys: &[String]) -> Result<(Vec<StoredTask>, Vec<(String, MessageRecord)>), StoreError> {
+        let mut tasks = Vec::new();
+        let mut get = self.db.prepare_cached(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1")).map_err(db_error)?;
+        for id in ids {
+            if let Some(row) = get.query_row(params![id], row_task).optional().map_err(db_error)? {
+                tasks.push(decode_row(row)?);
+            }
+        }
+        let mut messages = Vec::new();
+        let mut get =
+            self.db.prepare_cached("SELECT task_id, sent_task_id, sent_context_id FROM messages WHERE key = ?1").map_err(db_error)?;
+        for k in keys {
+            let found = get
+                .query_row(params![k], |r| Ok(MessageRecord { task_id: r.get(0)?, sent_task_id: r.get(1)?, sent_context_id: r.get(2)? }))
+                .optional()
+                .map_err(db_error)?;
+            if let Some(r) = found {
+                messages.push((k.clone(), r));
+            }
+        }
+        Ok((tasks, messages))
+    }
+
+    fn list(&mut self, q: &ListQuery) -> Result<(Vec<StoredTask>, usize), StoreError> {
+        let sql = ListSql::of(q);
+        // Counted once per filter until the next write: paging through a large store must
+        // not count it again for every page.
+        let total = match &self.count_memo {
+            Some((f, a, n)) if *f == sql.filter && *a == sql.filter_args => *n,
+            _ => {
+                let n: i64 = self
+                    .db
+                    .prepare_cached(&format!("SELECT COUNT(*) FROM tasks WHERE {}", sql.filter))
+                    .and_then(|mut st| st.query_row(rusqlite::params_from_iter(sql.filter_args.iter()), |r| r.get(0)))
+                    .map_err(db_error)?;
+                self.count_memo = Some((sql.filter.clone(), sql.filter_args.clone(), n));
+                n
+            }
+        };
+        let mut st = self.db.prepare_cached(&sql.page).map_err(db_error)?;
+        let rows = st.query_map(rusqlite::params_from_iter(sql.page_args.iter()), row_task).map_err(db_error)?;
+        let mut tasks = Vec::new();
+        for row in rows {
+            tasks.push(decode_row(row.map_err(db_error)?)?);
+        }
+        Ok((tasks, usize::try_from(total).unwrap_or(0)))
+    }
+
+    /// Writes the batch in one transaction; `Ok(Err(ids))` when versions do not match.
+    fn write(&mut self, batch: &WriteBatch) -> Result<Result<(), Vec<String>>, StoreError> {
+        if let Some(t) = self.failed_at {
+            if t.elapsed() < RETRY_AFTER_FAILURE {
+                return Err(StoreError(String::from("the last write failed; waiting before the next try")));
+            }
+        }
+        match self.write_batch(batch) {
+            Ok(r) => {
+                self.failed_at = None;
+                Ok(r)
+            }
+            Err(e) => {
+                self.failed_at = Some(Instant::now());
+                self.writes_failed += 1;
+                Err(db_error(e))
+            }
+        }
+    }
+
+    fn write_batch(&mut self, batch: &WriteBatch) -> rusqlite::Result<Result<(), Vec<String>>> {
+        self.count_memo = None;
         let tx = self.db.transaction()?;
+        let updated = ms(batch.at);
         {
+            let mut version = tx.prepare_cached("SELECT version FROM tasks WHERE id = ?1")?;
+            let mut stale = Vec::new();
+            for w in &batch.tasks {
+                let stored: Option<i64> = version.query_row(params![w.task.record.task.id], |r| r.get(0)).optional()?;
+                let stored = stored.map_or(0, |v| u64::try_from(v).unwrap_or(u64::MAX));
+                if stored != w.base {
+                    stale.push(w.task.record.task.id.clone());
+                }
+            }
+            if !stale.is_empty() {
+                return Ok(Err(stale));
+            }
             let mut put = tx.prepare_cached(
-                "INSERT INTO tasks (id, tenant, owner, task, closed_artifacts, push, push_versions) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT(id) DO UPDATE SET tenant = ?2, owner = ?3, task = ?4, closed_artifacts = ?5, push = ?6, push_versions = ?7",
+                "INSERT INTO tasks (id, tenant, owner, task, closed_artifacts, push, push_versions, version,
+                                    context_id, state, ts_s, ts_n, updated_ms, terminal)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                 ON CONFLICT(id) DO UPDATE SET tenant = ?2, owner = ?3, task = ?4, closed_artifacts = ?5, push = ?6,
+                     push_versions = ?7, version = ?8, context_id = ?9, state = ?10, ts_s = ?11, ts_n = ?12,
+                     updated_ms = ?13, terminal = ?14",
             )?;
-            for t in &batch.tasks {
+            for w in &batch.tasks {
+                let t = &w.task;
                 let (push, push_versions) = encode_push(&t.push_configs);
+                let (context_id, state, ts_s, ts_n) = list_columns(&t.record.task);
                 put.execute(params![
                     t.record.task.id,
                     t.tenant,
@@ -208,7 +355,14 @@ impl SqliteBackend {
                     t.record.task.encode_to_vec(),
                     encode_ids(&t.record.closed_artifacts),
                     push,
-                    push_versions
+                    push_versions,
+                    i64::try_from(t.version).unwrap_or(i64::MAX),
+                    context_id,
+                    state,
+                    ts_s,
+                    ts_n,
+                    updated,
+                    w.terminal
                 ])?;
             }
             let mut remember =
@@ -233,8 +387,150 @@ impl SqliteBackend {
                 done.execute(params![i64::try_from(*n).unwrap_or(i64::MAX)])?;
             }
         }
-        tx.commit()
+        tx.commit()?;
+        Ok(Ok(()))
     }
+
+    fn expire(&mut self, before: Timestamp, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.count_memo = None;
+        let tx = self.db.transaction().map_err(db_error)?;
+        let ids: Vec<String> = {
+            let mut st = tx
+                .prepare_cached("SELECT id FROM tasks WHERE terminal = 1 AND updated_ms < ?1 ORDER BY updated_ms LIMIT ?2")
+                .map_err(db_error)?;
+            let rows = st.query_map(params![ms(before), i64::try_from(limit).unwrap_or(i64::MAX)], |r| r.get(0)).map_err(db_error)?;
+            rows.collect::<Result<_, _>>().map_err(db_error)?
+        };
+        {
+            let mut del = tx.prepare_cached("DELETE FROM tasks WHERE id = ?1").map_err(db_error)?;
+            let mut del_messages = tx.prepare_cached("DELETE FROM messages WHERE task_id = ?1").map_err(db_error)?;
+            let mut del_webhooks = tx.prepare_cached("DELETE FROM webhooks WHERE queue >= ?1 AND queue < ?2").map_err(db_error)?;
+            for id in &ids {
+                del.execute(params![id]).map_err(db_error)?;
+                del_messages.execute(params![id]).map_err(db_error)?;
+                // Webhook queues are named "task\0config".
+                del_webhooks.execute(params![format!("{id}\u{0}"), format!("{id}\u{1}")]).map_err(db_error)?;
+            }
+        }
+        tx.commit().map_err(db_error)?;
+        Ok(ids)
+    }
+
+    fn open_store(&mut self) -> Result<(Vec<StoredTask>, Vec<Queued>), StoreError> {
+        let mut unfinished = Vec::new();
+        {
+            let mut st = self.db.prepare(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE state IN (?1, ?2)")).map_err(db_error)?;
+            let rows = st.query_map(params![v1::TaskState::Submitted as i32, v1::TaskState::Working as i32], row_task).map_err(db_error)?;
+            for row in rows {
+                unfinished.push(decode_row(row.map_err(db_error)?)?);
+            }
+        }
+        let mut webhooks = Vec::new();
+        let mut stmt = self.db.prepare("SELECT seq, queue, url, headers, body FROM webhooks ORDER BY seq").map_err(db_error)?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?, r.get::<_, Vec<u8>>(4)?))
+            })
+            .map_err(db_error)?;
+        for row in rows {
+            let (seq, queue, url, headers, body) = row.map_err(db_error)?;
+            let headers: Vec<(String, String)> =
+                serde_json::from_str(&headers).map_err(|e| StoreError(format!("webhook delivery {seq}: headers: {e}")))?;
+            let seq = u64::try_from(seq).map_err(|_| StoreError(format!("webhook delivery {seq}: a negative number")))?;
+            webhooks.push(Queued { seq, queue, url, headers, body });
+        }
+        Ok((unfinished, webhooks))
+    }
+}
+
+impl crate::store::ExternalStore for SqliteStore {
+    fn answer(&mut self, request: StoreRequest) -> StoreReply {
+        let id = request.id();
+        let result = match request {
+            StoreRequest::Open { id } => self.open_store().map(|(unfinished, webhooks)| StoreReply::Opened { id, unfinished, webhooks }),
+            StoreRequest::Load { id, tasks, messages } => {
+                self.load(&tasks, &messages).map(|(tasks, messages)| StoreReply::Loaded { id, tasks, messages })
+            }
+            StoreRequest::List { id, query } => self.list(&query).map(|(tasks, total)| StoreReply::Listed { id, tasks, total }),
+            StoreRequest::Write { id, batch } => self.write(&batch).map(|r| match r {
+                Ok(()) => StoreReply::Written { id },
+                Err(tasks) => StoreReply::Conflict { id, tasks },
+            }),
+            StoreRequest::Expire { id, before, limit } => self.expire(before, limit).map(|tasks| StoreReply::Expired { id, tasks }),
+            _ => Err(StoreError(String::from("a request this store does not know"))),
+        };
+        result.unwrap_or_else(|error| StoreReply::Failed { id, error })
+    }
+}
+
+/// Schema 2, as it was (a new file is made by migrating it).
+const SCHEMA_2: &str = "CREATE TABLE IF NOT EXISTS tasks (
+         id TEXT PRIMARY KEY,
+         tenant TEXT NOT NULL,
+         owner TEXT,
+         task BLOB NOT NULL,
+         closed_artifacts TEXT NOT NULL,
+         push BLOB NOT NULL,
+         push_versions TEXT NOT NULL
+     );
+     CREATE TABLE IF NOT EXISTS webhooks (
+         seq INTEGER PRIMARY KEY,
+         queue TEXT NOT NULL,
+         url TEXT NOT NULL,
+         headers TEXT NOT NULL,
+         body BLOB NOT NULL
+     );
+     CREATE TABLE IF NOT EXISTS messages (key TEXT PRIMARY KEY, task_id TEXT NOT NULL,
+         sent_task_id TEXT NOT NULL DEFAULT '', sent_context_id TEXT NOT NULL DEFAULT '');
+     INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', 2);";
+
+/// Schema 3 adds a version per task and the columns lists and retention query (context,
+/// state, status timestamp, last write, terminal), with their indexes; existing rows get
+/// version 1 and their columns from their task.
+fn migrate_from_2(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
+    tx.execute_batch(
+        "ALTER TABLE tasks ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+         ALTER TABLE tasks ADD COLUMN context_id TEXT NOT NULL DEFAULT '';
+         ALTER TABLE tasks ADD COLUMN state INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE tasks ADD COLUMN ts_s INTEGER;
+         ALTER TABLE tasks ADD COLUMN ts_n INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE tasks ADD COLUMN updated_ms INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE tasks ADD COLUMN terminal INTEGER NOT NULL DEFAULT 0;",
+    )
+    .map_err(db_error)?;
+    let rows: Vec<(String, Vec<u8>)> = {
+        let mut st = tx.prepare("SELECT id, task FROM tasks").map_err(db_error)?;
+        let it = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(db_error)?;
+        it.collect::<Result<_, _>>().map_err(db_error)?
+    };
+    {
+        let mut update = tx
+            .prepare("UPDATE tasks SET context_id = ?2, state = ?3, ts_s = ?4, ts_n = ?5, updated_ms = ?6, terminal = ?7 WHERE id = ?1")
+            .map_err(db_error)?;
+        for (id, bytes) in rows {
+            let task = v1::Task::decode(bytes.as_slice()).map_err(|e| StoreError(format!("task {id}: {e}")))?;
+            let (context_id, state, ts_s, ts_n) = list_columns(&task);
+            let terminal =
+                v1::TaskState::try_from(state).is_ok_and(|s| matches!(a2a_wire::task::class(s), a2a_wire::task::StateClass::Terminal));
+            // The last write of an old row is unknown: its status time, else now.
+            let updated = ts_s.map_or_else(|| ms(now()), |s| s.saturating_mul(1000));
+            update.execute(params![id, context_id, state, ts_s, ts_n, updated, terminal]).map_err(db_error)?;
+        }
+    }
+    tx.execute_batch(
+        "CREATE INDEX IF NOT EXISTS tasks_list ON tasks (tenant, IFNULL(ts_s, -9223372036854775808) DESC, ts_n DESC, id);
+         CREATE INDEX IF NOT EXISTS tasks_context ON tasks (tenant, context_id, IFNULL(ts_s, -9223372036854775808) DESC, ts_n DESC, id);
+         CREATE INDEX IF NOT EXISTS tasks_expiry ON tasks (terminal, updated_ms);
+         CREATE INDEX IF NOT EXISTS tasks_state ON tasks (state, tenant, IFNULL(ts_s, -9223372036854775808) DESC, ts_n DESC, id);
+         CREATE INDEX IF NOT EXISTS messages_task ON messages (task_id);
+         UPDATE meta SET value = 3 WHERE key = 'schema';",
+    )
+    .map_err(db_error)
+}
+
+fn now() -> Timestamp {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    Timestamp { seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), nanos: i32::try_from(d.subsec_nanos()).unwrap_or(0) }
 }
 
 /// Schema 1 joined closed artifact ids with newlines (an id containing one broke the task on
@@ -263,153 +559,11 @@ fn migrate_from_1(db: &mut Connection) -> Result<(), StoreError> {
     tx.commit().map_err(db_error)
 }
 
-impl Backend for SqliteBackend {
-    fn load(&mut self) -> Result<Loaded, StoreError> {
-        let mut loaded = Loaded::default();
-        let mut stmt =
-            self.db.prepare("SELECT id, tenant, owner, task, closed_artifacts, push, push_versions FROM tasks").map_err(db_error)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Vec<u8>>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, Vec<u8>>(5)?,
-                    r.get::<_, String>(6)?,
-                ))
-            })
-            .map_err(db_error)?;
-        for row in rows {
-            let (id, tenant, owner, task, closed, push, push_versions) = row.map_err(db_error)?;
-            let task = v1::Task::decode(task.as_slice()).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-            let closed_artifacts = decode_ids(&closed).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-            let push_configs = decode_push(&push, &push_versions).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-            loaded.tasks.push(StoredTask { record: TaskRecord { task, closed_artifacts }, tenant, owner, push_configs });
-        }
-        let mut stmt = self.db.prepare("SELECT key, task_id, sent_task_id, sent_context_id FROM messages").map_err(db_error)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, MessageRecord { task_id: r.get(1)?, sent_task_id: r.get(2)?, sent_context_id: r.get(3)? }))
-            })
-            .map_err(db_error)?;
-        for row in rows {
-            loaded.messages.push(row.map_err(db_error)?);
-        }
-        let mut stmt = self.db.prepare("SELECT seq, queue, url, headers, body FROM webhooks ORDER BY seq").map_err(db_error)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?, r.get::<_, Vec<u8>>(4)?))
-            })
-            .map_err(db_error)?;
-        for row in rows {
-            let (seq, queue, url, headers, body) = row.map_err(db_error)?;
-            let headers: Vec<(String, String)> =
-                serde_json::from_str(&headers).map_err(|e| StoreError(format!("webhook delivery {seq}: headers: {e}")))?;
-            let seq = u64::try_from(seq).map_err(|_| StoreError(format!("webhook delivery {seq}: a negative number")))?;
-            loaded.webhooks.push(Queued { seq, queue, url, headers, body });
-        }
-        Ok(loaded)
-    }
-
-    fn write(&mut self, batch: &Batch<'_>) -> Result<(), StoreError> {
-        if let Some(t) = self.failed_at {
-            if t.elapsed() < RETRY_AFTER_FAILURE {
-                return Err(StoreError(String::from("the last write failed; waiting before the next try")));
-            }
-        }
-        match self.write_batch(batch) {
-            Ok(()) => {
-                self.failed_at = None;
-                Ok(())
-            }
-            Err(e) => {
-                self.failed_at = Some(Instant::now());
-                Err(db_error(e))
-            }
-        }
-    }
-}
-
-/// Tasks in a SQLite file, served from memory.
-pub struct SqliteStore {
-    inner: Persisted<SqliteBackend>,
-}
-
-impl std::fmt::Debug for SqliteStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore").field("tasks", &self.inner.len()).field("write_errors", &self.inner.write_errors()).finish()
-    }
-}
-
-impl SqliteStore {
-    /// Opens (or creates) the store in `path` and loads its tasks.
-    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
-        Ok(SqliteStore { inner: Persisted::open(SqliteBackend::open(path)?)? })
-    }
-
-    /// A store in memory only (for tests of the SQL path).
-    pub fn open_in_memory() -> Result<SqliteStore, StoreError> {
-        Ok(SqliteStore { inner: Persisted::open(SqliteBackend::open_in_memory()?)? })
-    }
-
-    /// How many flushes failed since the store was opened.
-    pub fn write_errors(&self) -> u64 {
-        self.inner.write_errors()
-    }
-}
-
-impl TaskStore for SqliteStore {
-    fn get(&self, id: &str) -> Option<&StoredTask> {
-        self.inner.get(id)
-    }
-    fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask> {
-        self.inner.get_mut(id)
-    }
-    fn insert(&mut self, task: StoredTask) {
-        self.inner.insert(task)
-    }
-    fn touched(&mut self, id: &str) {
-        self.inner.touched(id)
-    }
-    fn iter(&self) -> Box<dyn Iterator<Item = &StoredTask> + '_> {
-        self.inner.iter()
-    }
-    fn message(&self, key: &str) -> Option<&MessageRecord> {
-        self.inner.message(key)
-    }
-    fn remember_message(&mut self, key: String, record: MessageRecord) {
-        self.inner.remember_message(key, record)
-    }
-    fn forget_message(&mut self, key: &str) {
-        self.inner.forget_message(key)
-    }
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-    fn take_webhooks(&mut self) -> Vec<Queued> {
-        self.inner.take_webhooks()
-    }
-    fn webhook_changed(&mut self, change: Change) {
-        self.inner.webhook_changed(change);
-    }
-    fn flush(&mut self) -> Result<(), StoreError> {
-        self.inner.flush()
-    }
-}
-
-impl Drop for SqliteStore {
-    fn drop(&mut self) {
-        // The last chance to write what is collected; a failure here has no one to tell.
-        self.inner.backend_mut().failed_at = None;
-        let _ = self.inner.flush();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::ExternalStore as _;
+    use a2a_wire::engine::{ListCursor, OwnerScope, StoreRequestId, TaskWrite};
 
     fn stored(id: &str) -> StoredTask {
         let task = v1::Task {
@@ -432,6 +586,7 @@ mod tests {
             tenant: "t".into(),
             owner: Some("alice".into()),
             push_configs: vec![PushConfig { config: push, version: ProtocolVersion::V0_3 }],
+            version: 1,
         }
     }
 
@@ -441,8 +596,182 @@ mod tests {
         p
     }
 
+    fn at(seconds: i64) -> Timestamp {
+        Timestamp { seconds, nanos: 0 }
+    }
+
+    fn write(s: &mut SqliteStore, batch: WriteBatch) -> StoreReply {
+        s.answer(StoreRequest::Write { id: StoreRequestId(1), batch })
+    }
+
+    fn put(task: StoredTask, base: u64) -> WriteBatch {
+        let terminal = matches!(task.record.state(), Some(v1::TaskState::Completed));
+        WriteBatch { at: at(1000), tasks: vec![TaskWrite { task, base, terminal }], ..Default::default() }
+    }
+
+    fn load(s: &mut SqliteStore, ids: &[&str], keys: &[&str]) -> (Vec<StoredTask>, Vec<(String, MessageRecord)>) {
+        let req = StoreRequest::Load {
+            id: StoreRequestId(2),
+            tasks: ids.iter().map(|i| i.to_string()).collect(),
+            messages: keys.iter().map(|i| i.to_string()).collect(),
+        };
+        match s.answer(req) {
+            StoreReply::Loaded { tasks, messages, .. } => (tasks, messages),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
-    fn webhook_deliveries_not_yet_over_come_back_after_reopening() {
+    fn tasks_configs_and_message_ids_come_back_after_reopening() {
+        let path = temp(line!());
+        {
+            let mut s = SqliteStore::open(&path).unwrap();
+            let mut batch = put(stored("t1"), 0);
+            let record = MessageRecord { task_id: "t1".into(), sent_task_id: "".into(), sent_context_id: "ctx\nx".into() };
+            batch.messages = vec![("k1".into(), Some(record)), ("k2".into(), None)];
+            assert!(matches!(write(&mut s, batch), StoreReply::Written { .. }));
+        }
+        let mut s = SqliteStore::open(&path).unwrap();
+        let (tasks, messages) = load(&mut s, &["t1", "nope"], &["k1", "k2"]);
+        assert_eq!(tasks, vec![stored("t1")], "every artifact id survives, newline and all");
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].1.sent_context_id, "ctx\nx");
+        assert_eq!(s.count().unwrap(), 1);
+        drop(s);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_write_based_on_another_version_is_refused_whole() {
+        let mut s = SqliteStore::open_in_memory().unwrap();
+        assert!(matches!(write(&mut s, put(stored("t1"), 0)), StoreReply::Written { .. }));
+        // A second creation of the same id, and a change based on version 5: both refused,
+        // with a valid change next to them.
+        let mut batch = put(stored("t1"), 0);
+        let mut t2 = stored("t2");
+        t2.version = 1;
+        batch.tasks.push(TaskWrite { task: t2, base: 0, terminal: false });
+        match write(&mut s, batch) {
+            StoreReply::Conflict { tasks, .. } => assert_eq!(tasks, vec!["t1".to_string()]),
+            other => panic!("{other:?}"),
+        }
+        assert!(load(&mut s, &["t2"], &[]).0.is_empty(), "nothing of a refused batch is written");
+        let mut next = stored("t1");
+        next.version = 2;
+        assert!(matches!(write(&mut s, put(next, 1)), StoreReply::Written { .. }));
+        assert_eq!(load(&mut s, &["t1"], &[]).0[0].version, 2);
+    }
+
+    #[test]
+    fn lists_are_answered_by_the_query_with_filters_order_and_cursor() {
+        let mut s = SqliteStore::open_in_memory().unwrap();
+        for i in 0..30i64 {
+            let mut t = stored(&format!("t{i:02}"));
+            t.owner = if i % 3 == 0 { None } else { Some("alice".into()) };
+            t.record.task.context_id = if i % 2 == 0 { "even".into() } else { "odd".into() };
+            t.record.task.status = Some(v1::TaskStatus {
+                state: v1::TaskState::Working as i32,
+                // Pairs share a timestamp: the id breaks the tie.
+                timestamp: Some(at(100 + i / 2)),
+                ..Default::default()
+            });
+            assert!(matches!(write(&mut s, put(t, 0)), StoreReply::Written { .. }));
+        }
+        let query = |after: Option<ListCursor>| ListQuery {
+            tenant: "t".into(),
+            scope: OwnerScope::UnownedOr(Some("alice".into())),
+            context_id: "even".into(),
+            state: Some(v1::TaskState::Working),
+            status_after: Some((103, 0)),
+            after,
+            limit: 4,
+        };
+        let mut seen = Vec::new();
+        let mut after = None;
+        loop {
+            let StoreReply::Listed { tasks, total, .. } = s.answer(StoreRequest::List { id: StoreRequestId(3), query: query(after) })
+            else {
+                panic!()
+            };
+            assert_eq!(total, 12, "even contexts from t06 up");
+            seen.extend(tasks.iter().map(|t| t.record.task.id.clone()));
+            match tasks.last() {
+                Some(last) if tasks.len() == 4 => {
+                    let ts = last.record.task.status.as_ref().unwrap().timestamp.unwrap();
+                    after = Some(ListCursor { seconds: ts.seconds, nanos: ts.nanos, id: last.record.task.id.clone() });
+                }
+                _ => break,
+            }
+        }
+        let want: Vec<String> = (6..30).rev().filter(|i| i % 2 == 0).map(|i| format!("t{i:02}")).collect();
+        assert_eq!(seen, want);
+        // Another principal sees only the tasks created without one.
+        let mut q = query(None);
+        q.scope = OwnerScope::UnownedOr(Some("bob".into()));
+        q.limit = 100;
+        let StoreReply::Listed { tasks, .. } = s.answer(StoreRequest::List { id: StoreRequestId(4), query: q }) else { panic!() };
+        assert!(tasks.iter().all(|t| t.owner.is_none()) && !tasks.is_empty());
+    }
+
+    #[test]
+    fn list_pages_walk_an_index_in_order_from_the_cursor() {
+        let s = SqliteStore::open_in_memory().unwrap();
+        let cursor = Some(ListCursor { seconds: 100, nanos: 5, id: "t".into() });
+        let base = ListQuery {
+            tenant: String::new(),
+            scope: OwnerScope::All,
+            context_id: String::new(),
+            state: None,
+            status_after: None,
+            after: cursor,
+            limit: 101,
+        };
+        let by_state = ListQuery { state: Some(v1::TaskState::Completed), ..base.clone() };
+        let by_context = ListQuery { context_id: "c".into(), ..base.clone() };
+        for (what, q, index) in
+            [("no filter", base, "tasks_list"), ("state", by_state, "tasks_state"), ("context", by_context, "tasks_context")]
+        {
+            let sql = ListSql::of(&q);
+            let mut st = s.db.prepare(&format!("EXPLAIN QUERY PLAN {}", sql.page)).unwrap();
+            let plan: Vec<String> = st
+                .query_map(rusqlite::params_from_iter(sql.page_args.iter()), |r| r.get::<_, String>(3))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            let plan = plan.join("; ");
+            assert!(plan.contains(&format!("USING INDEX {index}")), "{what}: {plan}");
+            assert!(!plan.contains("TEMP B-TREE"), "{what}: no sort of the matches for each page: {plan}");
+            assert!(plan.contains('<'), "{what}: the page starts at the cursor (a range on the index): {plan}");
+        }
+    }
+
+    #[test]
+    fn expire_deletes_old_terminal_tasks_in_bounded_batches_and_nothing_else() {
+        let mut s = SqliteStore::open_in_memory().unwrap();
+        for i in 0..5 {
+            let mut t = stored(&format!("done{i}"));
+            t.record.task.status = Some(v1::TaskStatus { state: v1::TaskState::Completed as i32, ..Default::default() });
+            let mut b = put(t, 0);
+            b.messages = vec![(format!("k{i}"), Some(MessageRecord { task_id: format!("done{i}"), ..Default::default() }))];
+            write(&mut s, b);
+        }
+        write(&mut s, put(stored("working"), 0));
+        let expire =
+            |s: &mut SqliteStore, before: i64| match s.answer(StoreRequest::Expire { id: StoreRequestId(5), before: at(before), limit: 3 })
+            {
+                StoreReply::Expired { tasks, .. } => tasks.len(),
+                other => panic!("{other:?}"),
+            };
+        assert_eq!(expire(&mut s, 999), 0, "nothing older than its last write");
+        assert_eq!(expire(&mut s, 2000), 3, "a bounded batch");
+        assert_eq!(expire(&mut s, 2000), 2);
+        assert_eq!(expire(&mut s, 2000), 0);
+        assert_eq!(s.count().unwrap(), 1, "the working task stays");
+        assert!(load(&mut s, &[], &["k0", "k4"]).1.is_empty(), "their message ids go with them");
+    }
+
+    #[test]
+    fn webhook_deliveries_not_yet_over_and_unfinished_tasks_come_back_on_open() {
         let path = temp(line!());
         let queued = |seq: u64| Queued {
             seq,
@@ -453,88 +782,34 @@ mod tests {
         };
         {
             let mut s = SqliteStore::open(&path).unwrap();
-            for n in 1..=3 {
-                s.webhook_changed(Change::Queued(queued(n)));
+            let mut b = put(stored("t1"), 0);
+            b.webhooks_queued = (1..=3).map(queued).collect();
+            write(&mut s, b);
+            write(&mut s, WriteBatch { webhooks_done: vec![2], ..Default::default() });
+        }
+        let mut s = SqliteStore::open(&path).unwrap();
+        match s.answer(StoreRequest::Open { id: StoreRequestId(6) }) {
+            StoreReply::Opened { unfinished, webhooks, .. } => {
+                assert_eq!(webhooks, vec![queued(1), queued(3)]);
+                assert_eq!(unfinished.iter().map(|t| t.record.task.id.as_str()).collect::<Vec<_>>(), ["t1"]);
             }
-            s.flush().unwrap();
-            s.webhook_changed(Change::Done(2));
-            s.flush().unwrap();
+            other => panic!("{other:?}"),
         }
-        let mut s = SqliteStore::open(&path).unwrap();
-        assert_eq!(s.take_webhooks(), vec![queued(1), queued(3)]);
-        assert!(s.take_webhooks().is_empty());
-    }
-
-    #[test]
-    fn tasks_configs_and_message_ids_come_back_after_reopening() {
-        let path = temp(line!());
-        {
-            let mut s = SqliteStore::open(&path).unwrap();
-            s.insert(stored("t1"));
-            let record = MessageRecord { task_id: "t1".into(), sent_task_id: "".into(), sent_context_id: "ctx\nx".into() };
-            s.remember_message("k1".into(), record);
-            s.remember_message("k2".into(), MessageRecord { task_id: "t1".into(), ..Default::default() });
-            s.forget_message("k2");
-            let t = s.get_mut("t1").unwrap();
-            t.record.task.status = Some(v1::TaskStatus { state: v1::TaskState::Completed as i32, ..Default::default() });
-            s.touched("t1");
-            s.flush().unwrap();
-            assert_eq!(s.write_errors(), 0);
-        }
-        let s = SqliteStore::open(&path).unwrap();
-        let mut want = stored("t1");
-        want.record.task.status = Some(v1::TaskStatus { state: v1::TaskState::Completed as i32, ..Default::default() });
-        assert_eq!(s.get("t1"), Some(&want), "every artifact id survives, newline and all");
-        assert_eq!(s.message("k1").map(|r| r.sent_context_id.as_str()), Some("ctx\nx"));
-        assert_eq!((s.message("k2"), s.len()), (None, 1));
         drop(s);
         let _ = std::fs::remove_file(&path);
     }
 
     #[test]
-    fn a_failed_write_is_reported_retried_after_a_pause_and_then_lands() {
-        let path = temp(line!());
-        {
-            let mut s = SqliteStore::open(&path).unwrap();
-            s.inner.backend_mut().db.pragma_update(None, "query_only", "ON").unwrap();
-            s.insert(stored("t1"));
-            assert!(s.flush().is_err(), "the engine is told");
-            assert_eq!(s.write_errors(), 1);
-            // Within the pause the store does not touch the file, and says so.
-            s.inner.backend_mut().db.pragma_update(None, "query_only", "OFF").unwrap();
-            s.touched("t1");
-            assert!(s.flush().is_err());
-            // After it, the collected change is written.
-            s.inner.backend_mut().failed_at = Instant::now().checked_sub(RETRY_AFTER_FAILURE);
-            s.flush().unwrap();
-            assert!(!s.inner.has_pending());
-        }
-        let s = SqliteStore::open(&path).unwrap();
-        assert_eq!(s.get("t1"), Some(&stored("t1")));
-        drop(s);
-        let _ = std::fs::remove_file(&path);
-    }
-
-    #[test]
-    fn the_wal_is_checkpointed_off_the_writers_thread() {
-        let path = temp(line!());
-        let mut s = SqliteStore::open(&path).unwrap();
-        let auto: i64 = s.inner.backend().db.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0)).unwrap();
-        assert_eq!(auto, 0, "no checkpoint inside a commit");
-        for i in 0..200 {
-            s.insert(stored(&format!("t{i}")));
-            s.flush().unwrap();
-        }
-        // With automatic checkpoints off, the rows reach the database file itself only
-        // through the checkpointer thread: the file grows past its empty size.
-        let empty = std::fs::metadata(&path).unwrap().len();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::fs::metadata(&path).unwrap().len() <= empty {
-            assert!(Instant::now() < deadline, "the WAL was never checkpointed into the file");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        drop(s);
-        let _ = std::fs::remove_file(&path);
+    fn a_failed_write_is_reported_and_retried_after_a_pause() {
+        let mut s = SqliteStore::open_in_memory().unwrap();
+        s.db.pragma_update(None, "query_only", "ON").unwrap();
+        assert!(matches!(write(&mut s, put(stored("t1"), 0)), StoreReply::Failed { .. }));
+        assert_eq!(s.write_errors(), 1);
+        s.db.pragma_update(None, "query_only", "OFF").unwrap();
+        // Within the pause the store does not touch the file, and says so.
+        assert!(matches!(write(&mut s, put(stored("t1"), 0)), StoreReply::Failed { .. }));
+        s.failed_at = Instant::now().checked_sub(RETRY_AFTER_FAILURE);
+        assert!(matches!(write(&mut s, put(stored("t1"), 0)), StoreReply::Written { .. }));
     }
 
     #[test]
@@ -561,19 +836,37 @@ mod tests {
                  INSERT INTO messages VALUES ('k', 't1');",
             )
             .unwrap();
-            let task = v1::Task { id: "t1".into(), ..Default::default() };
+            let task = v1::Task {
+                id: "t1".into(),
+                context_id: "c1".into(),
+                status: Some(v1::TaskStatus { state: v1::TaskState::Completed as i32, timestamp: Some(at(50)), ..Default::default() }),
+                ..Default::default()
+            };
             db.execute(
                 "INSERT INTO tasks VALUES ('t1', '', NULL, ?1, ?2, ?3, '')",
                 params![task.encode_to_vec(), "a\nb", v1::ListTaskPushNotificationConfigsResponse::default().encode_to_vec()],
             )
             .unwrap();
         }
-        let s = SqliteStore::open(&path).unwrap();
-        assert_eq!(s.get("t1").unwrap().record.closed_artifacts, vec!["a".to_string(), "b".to_string()]);
-        assert_eq!(s.message("k").map(|r| r.task_id.as_str()), Some("t1"));
+        let mut s = SqliteStore::open(&path).unwrap();
+        let (tasks, messages) = load(&mut s, &["t1"], &["k"]);
+        assert_eq!(tasks[0].record.closed_artifacts, vec!["a".to_string(), "b".to_string()]);
+        assert_eq!(tasks[0].version, 1, "an old row is version 1");
+        assert_eq!(messages[0].1.task_id, "t1");
+        // Its list columns come from the task.
+        let q = ListQuery {
+            tenant: String::new(),
+            scope: OwnerScope::All,
+            context_id: "c1".into(),
+            state: Some(v1::TaskState::Completed),
+            status_after: None,
+            after: None,
+            limit: 10,
+        };
+        assert!(matches!(s.answer(StoreRequest::List { id: StoreRequestId(7), query: q }), StoreReply::Listed { total: 1, .. }));
         drop(s);
         let v: i64 = Connection::open(&path).unwrap().query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap();
-        assert_eq!(v, 2);
+        assert_eq!(v, 3);
         let _ = std::fs::remove_file(&path);
     }
 }

@@ -4,9 +4,24 @@ use super::*;
 use crate::proto::google::protobuf::Timestamp;
 use crate::task::TaskEvent;
 
-impl<S: TaskStore> Engine<S> {
-    /// An incoming call. Drain [`Engine::poll_output`] afterwards.
+impl Engine {
+    /// An incoming call. Drain [`Engine::poll_output`] (and with an external store
+    /// [`Engine::poll_store`]) afterwards. A call that needs a task the working set does not
+    /// hold is parked until the store's reply.
     pub fn handle_call(&mut self, call: CallId, ctx: CallContext, request: Request, now: Timestamp) {
+        self.now = now;
+        let (ctx, request) = if self.store.is_external() && !matches!(request, Request::ListTasks(_)) {
+            match self.park_if_missing(call, ctx, request) {
+                Some(c) => c,
+                None => return,
+            }
+        } else {
+            (ctx, request)
+        };
+        self.dispatch(call, ctx, request, now);
+    }
+
+    pub(super) fn dispatch(&mut self, call: CallId, ctx: CallContext, request: Request, now: Timestamp) {
         let result = match request {
             Request::SendMessage(r) => self.send_message(call, ctx, r, false, now),
             Request::SendStreamingMessage(r) => self.send_message(call, ctx, r, true, now),
@@ -253,46 +268,52 @@ impl<S: TaskStore> Engine<S> {
             });
             Some(parsed.ok_or_else(|| A2aError::invalid_field("pageToken", "not a page token of this server"))?)
         };
-        let status_filter = (req.status != 0).then_some(req.status);
-        let ts_key =
-            |t: &StoredTask| t.record.task.status.as_ref().and_then(|s| s.timestamp).map_or((i64::MIN, 0), |ts| (ts.seconds, ts.nanos));
-        let mut matches: Vec<&StoredTask> = self
-            .store
-            .iter()
-            .filter(|t| t.tenant == req.tenant && self.config.visibility.may_see(t.owner.as_deref(), ctx.principal.as_deref()))
-            .filter(|t| req.context_id.is_empty() || t.record.task.context_id == req.context_id)
-            .filter(|t| status_filter.is_none_or(|s| t.record.task.status.as_ref().is_some_and(|st| st.state == s)))
-            .filter(|t| {
-                req.status_timestamp_after.as_ref().is_none_or(|after| {
-                    let (s, n) = ts_key(t);
-                    (s, n) >= (after.seconds, after.nanos)
-                })
-            })
-            .collect();
-        // Newest status first; ties by id, so the order (and the cursor) is total.
-        matches.sort_by(|a, b| ts_key(b).cmp(&ts_key(a)).then_with(|| a.record.task.id.cmp(&b.record.task.id)));
-        let total = matches.len();
-        let start = match &after {
-            None => 0,
-            Some((s, n, id)) => matches
-                .iter()
-                .position(|t| {
-                    let k = ts_key(t);
-                    (k.0, k.1) < (*s, *n) || ((k.0, k.1) == (*s, *n) && t.record.task.id.as_str() > id.as_str())
-                })
-                .unwrap_or(total),
-        };
+        let state = (req.status != 0).then(|| TaskState::try_from(req.status).ok()).flatten();
+        if req.status != 0 && state.is_none() {
+            return Err(A2aError::invalid_field("status", "not a task state"));
+        }
         let size = usize::try_from(page_size).unwrap_or(50);
-        let page: Vec<&StoredTask> = matches.iter().skip(start).take(size).copied().collect();
-        let next_page_token = match page.last() {
-            Some(last) if start + page.len() < total => {
-                let (s, n) = ts_key(last);
+        let query = ListQuery {
+            tenant: req.tenant.clone(),
+            scope: self.config.visibility.list_scope(ctx.principal.as_deref()),
+            context_id: req.context_id.clone(),
+            state,
+            status_after: req.status_timestamp_after.as_ref().map(|t| (t.seconds, t.nanos)),
+            after: after.map(|(seconds, nanos, id)| ListCursor { seconds, nanos, id }),
+            // One more than the page: whether another page follows.
+            limit: size + 1,
+        };
+        if self.store.is_external() {
+            self.list_in_store(call, query, req.clone());
+            return Ok(());
+        }
+        let Storage::Memory(m) = &self.store else { return Ok(()) };
+        let mut matches: Vec<&StoredTask> =
+            m.iter().filter(|t| query.matches(t) && self.config.visibility.may_see(t.owner.as_deref(), ctx.principal.as_deref())).collect();
+        // Newest status first; ties by id, so the order (and the cursor) is total.
+        matches.sort_by(|a, b| external::list_key(b).cmp(&external::list_key(a)).then_with(|| a.record.task.id.cmp(&b.record.task.id)));
+        let total = matches.len();
+        let page: Vec<&StoredTask> = matches.into_iter().filter(|t| query.after_cursor(t)).take(query.limit).collect();
+        let (tasks, resp) = self.list_page(req, &page, total);
+        let _ = tasks;
+        self.respond(call, Ok(Response::ListTasks(resp)));
+        Ok(())
+    }
+
+    /// The answer to a list from a page of at most `pageSize + 1` tasks in list order.
+    fn list_page(&self, req: &v1::ListTasksRequest, page: &[&StoredTask], total: usize) -> (usize, v1::ListTasksResponse) {
+        let page_size = req.page_size.unwrap_or(50);
+        let size = usize::try_from(page_size).unwrap_or(50);
+        let shown = &page[..page.len().min(size)];
+        let next_page_token = match shown.last() {
+            Some(last) if page.len() > size => {
+                let (s, n) = external::list_key(last);
                 token_encode(&format!("L1:{s}:{n}:{}", last.record.task.id))
             }
             _ => String::new(),
         };
         let include_artifacts = req.include_artifacts.unwrap_or(false);
-        let tasks = page
+        let tasks = shown
             .iter()
             .map(|t| {
                 let mut snap = self.snapshot(&t.record.task, req.history_length);
@@ -302,9 +323,13 @@ impl<S: TaskStore> Engine<S> {
                 snap
             })
             .collect();
-        let resp = v1::ListTasksResponse { tasks, next_page_token, page_size, total_size: i32::try_from(total).unwrap_or(i32::MAX) };
+        (shown.len(), v1::ListTasksResponse { tasks, next_page_token, page_size, total_size: i32::try_from(total).unwrap_or(i32::MAX) })
+    }
+
+    /// The store's page of a list: the answer.
+    pub(super) fn answer_list(&mut self, call: CallId, req: &v1::ListTasksRequest, page: &[&StoredTask], total: usize) {
+        let (_, resp) = self.list_page(req, page, total);
         self.respond(call, Ok(Response::ListTasks(resp)));
-        Ok(())
     }
 
     fn cancel_task(&mut self, call: CallId, ctx: &CallContext, req: v1::CancelTaskRequest, now: Timestamp) -> Result<(), A2aError> {

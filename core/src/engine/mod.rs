@@ -1,6 +1,6 @@
 //! The sans-IO task engine for servers.
 //!
-//! The engine holds tasks (through a [`TaskStore`]), decides every protocol rule of the task
+//! The engine holds tasks (in a [`Storage`]), decides every protocol rule of the task
 //! operations, and never does IO, reads a clock or spawns: calls and agent events go in,
 //! outputs come out, time is an argument. Hosts normally drive it through
 //! [`crate::service::Service`], which adds HTTP, the card, calls and webhooks around it.
@@ -11,9 +11,29 @@
 //!   run's [`RunId`]), [`Engine::handle_run_end`] when a run returns or fails,
 //!   [`Engine::handle_call_closed`] when a client goes away (a dropped stream, a closed
 //!   connection).
-//! - Outputs: after every input, [`Engine::flush_store`], then drain [`Engine::poll_output`]
-//!   until it returns `None`, and carry each [`Output`] out: answer a call, send a stream
-//!   event, end a stream, start or cancel an agent run, deliver a webhook.
+//! - Outputs: after every input, drain [`Engine::poll_output`] until it returns `None`, and
+//!   carry each [`Output`] out: answer a call, send a stream event, end a stream, start or
+//!   cancel an agent run, deliver a webhook. With an external store, also drain
+//!   [`Engine::poll_store`] and answer each request with [`Engine::handle_store`] (see
+//!   [`external`]); outputs wait for the write of the changes they show.
+//! - Time: [`Engine::poll_timeout`] says when [`Engine::handle_timeout`] is due (retention).
+//!
+//! ## Where tasks live
+//! Over a [`MemoryStore`] memory is the store: every task stays in memory (until retention
+//! deletes it) and nothing is written. Over [`Storage::external`] the store is the source of
+//! truth and memory holds a bounded working set: the tasks with live calls, runs or streams,
+//! plus a least-recently-used cache of others of about [`EngineConfig::cache_bytes`]. A call
+//! that names a task not in memory is parked while the store loads it; ListTasks is a query
+//! the store answers; message-id look-ups (with de-duplication on) are loads too. Every write
+//! carries each task's version and is refused when the stored one differs (what the engine
+//! does then: [`external`]).
+//!
+//! ## Retention
+//! With [`EngineConfig::retention`] set, a task in a terminal state whose last change is older
+//! is deleted with everything of it (history, artifacts, push configs, kept events,
+//! message-index entries), in batches of at most [`SWEEP_BATCH`] per timeout; afterwards it
+//! answers exactly as a task that never existed. Tasks that are not terminal are never
+//! deleted by retention.
 //!
 //! A unary call gets exactly one [`Output::Respond`]. A streaming call gets either one
 //! `Respond` with an error (it never started; answer it as a plain error response) or a
@@ -57,21 +77,25 @@
 //! - Push configs: ids assigned by the server when absent; delete is idempotent.
 //! - Visibility: a task the caller may not see (another tenant, or a [`Visibility`] policy
 //!   that says no) behaves exactly like a task that does not exist.
-//! - A store write that fails ([`Engine::flush_store`]) turns the answers of the calls whose
-//!   changes it carried into internal errors: no caller is told a change is kept that the
-//!   store did not keep.
+//! - A store write that fails (or is refused for a stale version) turns the answers of the
+//!   calls whose changes it carried into internal errors: no caller is told a change is kept
+//!   that the store did not keep.
 
 mod calls;
 mod events;
+pub mod external;
 mod ids;
-mod persisted;
 mod runs;
 mod store;
+mod working;
 
 pub use crate::op::{Request, Response};
 pub use events::{EventId, EventLogLimits, MAX_EVENT_ID_LEN};
-pub use persisted::{Backend, Batch, Loaded, Persisted};
-pub use store::{MemoryStore, MessageRecord, StoreError, StoredTask, TaskStore};
+pub use external::{
+    Cache, ListCursor, ListQuery, OwnerScope, StoreInMemory, StoreReply, StoreRequest, StoreRequestId, TaskWrite, WriteBatch,
+};
+pub use store::{MemoryStore, MessageRecord, Storage, StoreError, StoredTask};
+pub use working::SWEEP_BATCH;
 
 use crate::error::{A2aError, ErrorKind};
 use crate::task::{self, StateClass};
@@ -227,6 +251,11 @@ pub enum Output {
 pub trait Visibility: Send + Sync {
     /// Whether `principal` may see a task owned by `owner`.
     fn may_see(&self, owner: Option<&str>, principal: Option<&str>) -> bool;
+    /// The owners whose tasks `principal` sees, as an external store filters a list (it
+    /// must agree with [`Visibility::may_see`]). The default is [`owner_only`]'s rule.
+    fn list_scope(&self, principal: Option<&str>) -> OwnerScope {
+        OwnerScope::UnownedOr(principal.map(String::from))
+    }
 }
 
 impl<F: Fn(Option<&str>, Option<&str>) -> bool + Send + Sync> Visibility for F {
@@ -256,6 +285,12 @@ pub struct EngineConfig {
     pub dedup_message_ids: bool,
     /// How many recent events are kept for subscribers that resume with `Last-Event-ID`.
     pub event_log: EventLogLimits,
+    /// With an external store: about how many bytes the cache of idle tasks may hold (tasks
+    /// with live calls, runs or streams are kept besides). 64 MiB by default.
+    pub cache_bytes: usize,
+    /// Delete tasks in a terminal state whose last change is older than this (`None`, the
+    /// default: keep every task for ever). Tasks that are not terminal are never deleted.
+    pub retention: Option<core::time::Duration>,
 }
 
 impl core::fmt::Debug for EngineConfig {
@@ -266,6 +301,8 @@ impl core::fmt::Debug for EngineConfig {
             .field("push_notifications", &self.push_notifications)
             .field("dedup_message_ids", &self.dedup_message_ids)
             .field("event_log", &self.event_log)
+            .field("cache_bytes", &self.cache_bytes)
+            .field("retention", &self.retention)
             .finish_non_exhaustive()
     }
 }
@@ -279,6 +316,8 @@ impl Default for EngineConfig {
             visibility: Arc::new(owner_only),
             dedup_message_ids: false,
             event_log: EventLogLimits::default(),
+            cache_bytes: 64 << 20,
+            retention: None,
         }
     }
 }
@@ -331,9 +370,9 @@ pub struct PushConfig {
 }
 
 /// The task engine. See the module docs.
-pub struct Engine<S: TaskStore = MemoryStore> {
+pub struct Engine {
     config: EngineConfig,
-    store: S,
+    store: Storage,
     ids: IdGen,
     out: VecDeque<Output>,
     /// Calls waiting on a task, in arrival order.
@@ -351,6 +390,10 @@ pub struct Engine<S: TaskStore = MemoryStore> {
     unflushed: BTreeSet<CallId>,
     /// Event ids and recent events per task, for resuming subscribers.
     events: EventLog,
+    /// The external store's side: requests out, parked calls, the write in flight.
+    ext: working::Ext,
+    /// The time of the latest input.
+    now: crate::proto::google::protobuf::Timestamp,
 }
 
 fn settled(state: Option<TaskState>) -> bool {
@@ -378,11 +421,15 @@ fn token_decode(t: &str) -> Option<String> {
     crate::proto::json::base64::decode(t).ok().and_then(|b| String::from_utf8(b).ok())
 }
 
-impl<S: TaskStore> Engine<S> {
-    /// An engine over `store`. `key` keys the id generator: give each server process a
-    /// random one (the transport reads 128 bits from the OS); tests give a fixed one and get
-    /// the same ids every run.
-    pub fn new(config: EngineConfig, store: S, key: u128) -> Self {
+impl Engine {
+    /// An engine over `store` (a [`MemoryStore`], or [`Storage::external`]). `key` keys the
+    /// id generator: give each server process a random one (the transport reads 128 bits
+    /// from the OS); tests give a fixed one and get the same ids every run.
+    pub fn new(config: EngineConfig, store: impl Into<Storage>, key: u128) -> Self {
+        let mut store = store.into();
+        if let Storage::External(c) = &mut store {
+            c.set_limit(config.cache_bytes);
+        }
         let ids = IdGen::new(key);
         let events = EventLog::new(ids.epoch(), config.event_log);
         Engine {
@@ -398,6 +445,8 @@ impl<S: TaskStore> Engine<S> {
             run_tasks: BTreeMap::new(),
             next_run: 0,
             unflushed: BTreeSet::new(),
+            ext: working::Ext::default(),
+            now: crate::proto::google::protobuf::Timestamp::default(),
         }
     }
 
@@ -466,79 +515,26 @@ impl<S: TaskStore> Engine<S> {
         PushConfig { config: c, version }
     }
 
-    /// The store.
-    pub fn store(&self) -> &S {
+    /// The store (in memory: every task; external: the working set).
+    pub fn store(&self) -> &Storage {
         &self.store
     }
 
-    /// The stored task `id`, whoever owns it (for the host: the task a run starts from).
+    /// The task `id` if it is in memory, whoever owns it (for the host: the task a run
+    /// starts from; a run's task is always in memory).
     pub fn task(&self, id: &str) -> Option<&StoredTask> {
         self.store.get(id)
     }
 
-    /// Makes the store's changes durable ([`TaskStore::flush`]). Call it before delivering
-    /// the outputs of the calls and events handled since the last flush: one flush may cover
-    /// many of them, which is how a persistent store batches its writes.
-    ///
-    /// When the write fails, the calls whose answers depended on it are answered with an
-    /// internal error instead (still-queued answers and stream events of those calls are
-    /// replaced, streams end with the error); the changes stay in memory and in the store's
-    /// pending batch, which the next flush writes again. The error is returned for the log.
-    pub fn flush_store(&mut self) -> Result<(), StoreError> {
-        let r = self.store.flush();
-        let calls = core::mem::take(&mut self.unflushed);
-        if let Err(e) = &r {
-            let err = A2aError::with_message(ErrorKind::Internal, format!("the task store could not keep this change: {}", e.0));
-            let mut answered = BTreeSet::new();
-            let mut out = VecDeque::with_capacity(self.out.len());
-            for o in core::mem::take(&mut self.out) {
-                match o {
-                    Output::Respond { call, .. } if calls.contains(&call) => {
-                        answered.insert(call);
-                        out.push_back(Output::Respond { call, result: Err(err.clone()) });
-                    }
-                    Output::Stream { call, .. } if calls.contains(&call) => {}
-                    Output::StreamEnd { call, .. } if calls.contains(&call) => {
-                        answered.insert(call);
-                        out.push_back(Output::StreamEnd { call, error: Some(err.clone()) });
-                    }
-                    other => out.push_back(other),
-                }
-            }
-            self.out = out;
-            for call in calls.into_iter().filter(|c| !answered.contains(c)) {
-                // A stream (or a waiting call) still open: it ends now, with the error.
-                let streaming = self.streams.contains_key(&call);
-                self.handle_call_closed(call);
-                if streaming {
-                    self.out.push_back(Output::StreamEnd { call, error: Some(err.clone()) });
-                } else {
-                    self.out.push_back(Output::Respond { call, result: Err(err.clone()) });
-                }
-            }
-        }
-        r
-    }
-
-    /// The store, for the service's webhook records (which live next to the tasks).
-    pub(crate) fn store_mut(&mut self) -> &mut S {
-        &mut self.store
-    }
-
     /// Stops the engine and gives its store back (to hand it to a new engine, as a restarted
     /// server would).
-    pub fn into_store(self) -> S {
+    pub fn into_store(self) -> Storage {
         self.store
-    }
-
-    /// The next output, or `None` when there is nothing to do.
-    pub fn poll_output(&mut self) -> Option<Output> {
-        self.out.pop_front()
     }
 
     /// The number of outputs waiting to be polled.
     pub fn pending_outputs(&self) -> usize {
-        self.out.len()
+        self.out.len() + self.ext.released.len()
     }
 
     fn respond(&mut self, call: CallId, result: Result<Response, A2aError>) {

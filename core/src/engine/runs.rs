@@ -5,7 +5,7 @@ use super::*;
 use crate::proto::google::protobuf::Timestamp;
 use crate::task::{TaskEvent, TaskRecord};
 
-impl<S: TaskStore> Engine<S> {
+impl Engine {
     /// After a restart over a persistent store: every stored task that was `SUBMITTED` or
     /// `WORKING` lost its run with the old process. This starts a new run for each (an
     /// [`Output::Execute`] with `resumed: true`, carrying the task's last user message and
@@ -13,9 +13,19 @@ impl<S: TaskStore> Engine<S> {
     /// Interrupted tasks (input or auth required) wait for their client and are left alone.
     /// Returns how many runs were started.
     pub fn resume_lost_runs(&mut self) -> usize {
-        let lost: Vec<(String, String, String, Option<String>, v1::Message)> = self
-            .store
+        let ids: Vec<String> = match &self.store {
+            Storage::Memory(m) => m.iter().map(|t| t.record.task.id.clone()).collect(),
+            Storage::External(_) => Vec::new(),
+        };
+        self.resume_runs(ids)
+    }
+
+    /// Starts a new run for each of these tasks (in memory) that is `SUBMITTED` or
+    /// `WORKING` without one.
+    pub(super) fn resume_runs(&mut self, ids: Vec<String>) -> usize {
+        let lost: Vec<(String, String, String, Option<String>, v1::Message)> = ids
             .iter()
+            .filter_map(|id| self.store.get(id))
             .filter(|t| matches!(t.record.state(), Some(TaskState::Submitted | TaskState::Working)))
             .filter(|t| !self.runs.contains_key(&t.record.task.id))
             .map(|t| {
@@ -59,6 +69,7 @@ impl<S: TaskStore> Engine<S> {
     /// A client went away: its call (a stream, or a unary call still waiting for its task to
     /// settle) is forgotten. The task is not affected: nothing is canceled or lost.
     pub fn handle_call_closed(&mut self, call: CallId) {
+        self.forget_parked(call);
         self.waiters.retain(|_, list| {
             list.retain(|w| w.call != call);
             !list.is_empty()
@@ -86,7 +97,7 @@ impl<S: TaskStore> Engine<S> {
     /// The store holds a change to `task_id` (made for `call`, if a call made it): the
     /// store is told, and the calls whose answers show the change wait for the flush.
     pub(super) fn wrote(&mut self, task_id: &str, call: Option<CallId>) {
-        self.store.touched(task_id);
+        self.store.touched(task_id, working::millis(self.now));
         if let Some(c) = call {
             self.unflushed.insert(c);
         }
@@ -106,6 +117,7 @@ impl<S: TaskStore> Engine<S> {
     /// refused event changes nothing, not even the creation of the task it would have
     /// started.
     pub fn handle_agent(&mut self, run: RunId, event: AgentEvent, now: Timestamp) -> Result<(), A2aError> {
+        self.now = now;
         let Some(task_id) = self.run_tasks.get(&run).cloned() else {
             return Err(A2aError::with_message(
                 ErrorKind::InvalidAgentResponse,
@@ -187,6 +199,7 @@ impl<S: TaskStore> Engine<S> {
     /// moves its task to `FAILED` first. The end of a run that is no longer current (its
     /// task settled, was canceled or continued by a newer run) changes nothing.
     pub fn handle_run_end(&mut self, run: RunId, end: RunEnd, now: Timestamp) {
+        self.now = now;
         let Some(task_id) = self.run_tasks.get(&run).cloned() else { return };
         if let RunEnd::Failed(text) = &end {
             // A task that already settled (finished, or waiting for its client) keeps its
@@ -237,7 +250,7 @@ impl<S: TaskStore> Engine<S> {
         if let Some(c) = run.push_config {
             push_configs.push(self.push_config(c, task_id, &run.tenant, run.version));
         }
-        self.store.insert(StoredTask { record, tenant: run.tenant, owner: run.owner, push_configs });
+        self.store.insert(StoredTask { record, tenant: run.tenant, owner: run.owner, push_configs, version: 0 });
         self.wrote(task_id, None);
         if self.config.streaming {
             self.events.open(task_id);

@@ -1,15 +1,6 @@
-//! Task storage behind a trait, with the in-memory implementation.
-//!
-//! The trait borrows: the engine reads and changes tasks in place, and tells the store when a
-//! task changed ([`TaskStore::touched`]), so a persistent store can write behind while
-//! serving reads from memory. [`TaskStore::flush`] makes the changes durable and reports a
-//! failed write; the engine then answers the calls whose changes were lost with an internal
-//! error (see [`super::Engine::flush_store`]).
-//!
-//! A store that lives elsewhere (a database, or a store written in another language behind
-//! the C, Python or Node bindings) does not implement this trait: it implements
-//! [`super::Backend`], which only takes and returns owned values, and
-//! [`super::Persisted`] keeps the working set in memory in front of it.
+//! Where the engine keeps tasks: [`Storage::Memory`], where memory is the store (every task
+//! in a [`MemoryStore`], nothing to write), or [`Storage::External`], a bounded working set
+//! ([`super::Cache`]) in front of a store the host speaks to (see [`super::external`]).
 
 use crate::task::TaskRecord;
 use alloc::boxed::Box;
@@ -28,6 +19,9 @@ pub struct StoredTask {
     pub owner: Option<String>,
     /// Push configs of the task, in creation order.
     pub push_configs: Vec<super::PushConfig>,
+    /// The version of the stored row this copy is (0: never written). An external store
+    /// refuses a write based on another version than the one it holds.
+    pub version: u64,
 }
 
 /// What the message-id index remembers of a message (only when the engine de-duplicates
@@ -55,54 +49,6 @@ impl core::fmt::Display for StoreError {
 #[cfg(feature = "std")]
 impl std::error::Error for StoreError {}
 
-/// Where the engine keeps tasks.
-pub trait TaskStore {
-    /// The task with this id.
-    fn get(&self, id: &str) -> Option<&StoredTask>;
-    /// The task with this id, to change it; call [`TaskStore::touched`] afterwards.
-    fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask>;
-    /// Adds a new task.
-    fn insert(&mut self, task: StoredTask);
-    /// The task `id` changed (persistent stores write it at the next [`TaskStore::flush`]).
-    fn touched(&mut self, id: &str);
-    /// Every task, in any order (for listing).
-    fn iter(&self) -> Box<dyn Iterator<Item = &StoredTask> + '_>;
-    /// What the message-id index holds for `key` (scoped by the engine: tenant, principal,
-    /// message id).
-    fn message(&self, key: &str) -> Option<&MessageRecord>;
-    /// Records where the message `key` went.
-    fn remember_message(&mut self, key: String, record: MessageRecord);
-    /// Forgets a message key (a message answered without a task may be sent again).
-    fn forget_message(&mut self, key: &str);
-    /// Number of tasks.
-    fn len(&self) -> usize;
-    /// True when there is no task.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// Makes every change so far durable. A persistent store collects the changes of
-    /// [`TaskStore::insert`], [`TaskStore::touched`] and the message index and writes them
-    /// here in one transaction; a driver calls it (through [`super::Engine::flush_store`])
-    /// before it delivers any output, so that what a peer was told survives a crash. On
-    /// failure the store keeps the changes and writes them again at a later flush; the error
-    /// tells the engine which answers must not claim success. Memory stores have nothing to
-    /// do.
-    fn flush(&mut self) -> Result<(), StoreError> {
-        Ok(())
-    }
-    /// Webhook deliveries this store kept from before a restart, handed over once (to the
-    /// service that opens it; see [`crate::webhook::Deliveries::restore`]). Memory stores
-    /// keep none.
-    fn take_webhooks(&mut self) -> Vec<crate::webhook::Queued> {
-        Vec::new()
-    }
-    /// A webhook delivery was queued or is over: a persistent store keeps the queued ones
-    /// (written at the next [`TaskStore::flush`], with the task changes that made them).
-    fn webhook_changed(&mut self, change: crate::webhook::Change) {
-        let _ = change;
-    }
-}
-
 /// A hash map from string ids, for the in-memory store, split in [`SHARDS`] tables that grow
 /// one at a time. Growing a table allocates, faults in and fills a new one; for one table of
 /// half a million tasks that is a stall of tens of milliseconds every client would see in its
@@ -110,7 +56,7 @@ pub trait TaskStore {
 /// a shard grows without reading any key again. Keys are hashed with foldhash keyed by a
 /// per-store seed, because message keys are chosen by peers.
 #[derive(Clone)]
-struct IdMap<V> {
+pub(crate) struct IdMap<V> {
     shards: Vec<HashTable<Slot<V>>>,
     seed: foldhash::fast::FixedState,
 }
@@ -119,14 +65,14 @@ struct IdMap<V> {
 const SHARDS: usize = 64;
 
 #[derive(Clone)]
-struct Slot<V> {
+pub(crate) struct Slot<V> {
     hash: u64,
-    key: String,
-    value: V,
+    pub(crate) key: String,
+    pub(crate) value: V,
 }
 
 impl<V> IdMap<V> {
-    fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         IdMap { shards: (0..SHARDS).map(|_| HashTable::new()).collect(), seed: foldhash::fast::FixedState::with_seed(seed) }
     }
     /// The key's hash and its shard. The shard comes from bits 32..38, which the tables use
@@ -135,15 +81,15 @@ impl<V> IdMap<V> {
         let hash = core::hash::BuildHasher::hash_one(&self.seed, key);
         (hash, (hash >> 32) as usize % SHARDS)
     }
-    fn get(&self, key: &str) -> Option<&V> {
+    pub(crate) fn get(&self, key: &str) -> Option<&V> {
         let (hash, shard) = self.locate(key);
         self.shards.get(shard)?.find(hash, |s| s.key == key).map(|s| &s.value)
     }
-    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+    pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut V> {
         let (hash, shard) = self.locate(key);
         self.shards.get_mut(shard)?.find_mut(hash, |s| s.key == key).map(|s| &mut s.value)
     }
-    fn insert(&mut self, key: String, value: V) {
+    pub(crate) fn insert(&mut self, key: String, value: V) {
         let (hash, shard) = self.locate(&key);
         let Some(table) = self.shards.get_mut(shard) else { return };
         match table.entry(hash, |s| s.key == key, |s| s.hash) {
@@ -153,7 +99,7 @@ impl<V> IdMap<V> {
             }
         }
     }
-    fn remove(&mut self, key: &str) {
+    pub(crate) fn remove(&mut self, key: &str) {
         let (hash, shard) = self.locate(key);
         if let Some(table) = self.shards.get_mut(shard) {
             if let Ok(e) = table.find_entry(hash, |s| s.key == key) {
@@ -161,13 +107,13 @@ impl<V> IdMap<V> {
             }
         }
     }
-    fn slots(&self) -> impl Iterator<Item = &Slot<V>> {
+    pub(crate) fn slots(&self) -> impl Iterator<Item = &Slot<V>> {
         self.shards.iter().flat_map(|t| t.iter())
     }
-    fn values(&self) -> impl Iterator<Item = &V> {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
         self.slots().map(|s| &s.value)
     }
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.shards.iter().map(HashTable::len).sum()
     }
 }
@@ -186,6 +132,9 @@ impl<V: core::fmt::Debug> core::fmt::Debug for IdMap<V> {
 pub struct MemoryStore {
     tasks: IdMap<Box<StoredTask>>,
     messages: IdMap<MessageRecord>,
+    /// Terminal tasks by when they last changed (ms), for retention.
+    finished: alloc::collections::BTreeSet<(i64, String)>,
+    finished_at: alloc::collections::BTreeMap<String, i64>,
 }
 
 impl Default for MemoryStore {
@@ -204,12 +153,17 @@ impl MemoryStore {
 
     /// An empty store whose hash maps are keyed by `seed`.
     pub fn with_seed(seed: u64) -> Self {
-        MemoryStore { tasks: IdMap::new(seed), messages: IdMap::new(seed.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15) }
+        MemoryStore {
+            tasks: IdMap::new(seed),
+            messages: IdMap::new(seed.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15),
+            finished: alloc::collections::BTreeSet::new(),
+            finished_at: alloc::collections::BTreeMap::new(),
+        }
     }
 }
 
 #[cfg(feature = "std")]
-fn default_seed() -> u64 {
+pub(crate) fn default_seed() -> u64 {
     use core::hash::{BuildHasher, Hasher as _};
     // The standard library's per-process random keys.
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -218,35 +172,182 @@ fn default_seed() -> u64 {
 }
 
 #[cfg(not(feature = "std"))]
-fn default_seed() -> u64 {
+pub(crate) fn default_seed() -> u64 {
     0x243f_6a88_85a3_08d3
 }
 
-impl TaskStore for MemoryStore {
-    fn get(&self, id: &str) -> Option<&StoredTask> {
+impl MemoryStore {
+    /// The task with this id.
+    pub fn get(&self, id: &str) -> Option<&StoredTask> {
         self.tasks.get(id).map(|t| &**t)
     }
-    fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask> {
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask> {
         self.tasks.get_mut(id).map(|t| &mut **t)
     }
-    fn insert(&mut self, task: StoredTask) {
+    /// Adds a task (replacing one with its id).
+    pub fn insert(&mut self, task: StoredTask) {
         self.tasks.insert(task.record.task.id.clone(), Box::new(task));
     }
-    fn touched(&mut self, _id: &str) {}
-    fn iter(&self) -> Box<dyn Iterator<Item = &StoredTask> + '_> {
-        Box::new(self.tasks.values().map(|t| &**t))
+    /// The task changed at `now_ms`: a terminal one is dated for retention.
+    pub(crate) fn touched(&mut self, id: &str, now_ms: i64) {
+        let terminal =
+            self.get(id).is_some_and(|t| matches!(t.record.state().map(crate::task::class), Some(crate::task::StateClass::Terminal)));
+        if let Some(old) = self.finished_at.get(id).copied() {
+            self.finished.remove(&(old, String::from(id)));
+            self.finished_at.remove(id);
+        }
+        if terminal {
+            self.finished.insert((now_ms, String::from(id)));
+            self.finished_at.insert(String::from(id), now_ms);
+        }
     }
-    fn message(&self, key: &str) -> Option<&MessageRecord> {
+    /// Every task, in any order.
+    pub fn iter(&self) -> impl Iterator<Item = &StoredTask> + '_ {
+        self.tasks.values().map(|t| &**t)
+    }
+    /// What the message-id index holds for `key`.
+    pub fn message(&self, key: &str) -> Option<&MessageRecord> {
         self.messages.get(key)
     }
-    fn remember_message(&mut self, key: String, record: MessageRecord) {
+    /// Records where the message `key` went.
+    pub fn remember_message(&mut self, key: String, record: MessageRecord) {
         self.messages.insert(key, record);
     }
-    fn forget_message(&mut self, key: &str) {
+    /// Forgets a message key.
+    pub fn forget_message(&mut self, key: &str) {
         self.messages.remove(key);
     }
-    fn len(&self) -> usize {
+    /// Number of tasks.
+    pub fn len(&self) -> usize {
         self.tasks.len()
+    }
+    /// True when there is no task.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Deletes at most `limit` terminal tasks whose last change is before `before_ms`, with
+    /// the message-index entries that point to them; returns their ids.
+    pub(crate) fn expire(&mut self, before_ms: i64, limit: usize) -> Vec<String> {
+        let mut gone = Vec::new();
+        while gone.len() < limit {
+            let Some((at, _)) = self.finished.first() else { break };
+            if *at >= before_ms {
+                break;
+            }
+            let Some((_, id)) = self.finished.pop_first() else { break };
+            self.finished_at.remove(&id);
+            self.tasks.remove(&id);
+            gone.push(id);
+        }
+        if !gone.is_empty() && self.messages.len() > 0 {
+            let dead: alloc::collections::BTreeSet<&str> = gone.iter().map(String::as_str).collect();
+            let keys: Vec<String> =
+                self.messages.slots().filter(|s| dead.contains(s.value.task_id.as_str())).map(|s| s.key.clone()).collect();
+            for k in keys {
+                self.messages.remove(&k);
+            }
+        }
+        gone
+    }
+}
+
+/// Where an engine keeps its tasks.
+#[derive(Debug)]
+pub enum Storage {
+    /// Memory is the store: every task in memory, nothing written anywhere.
+    Memory(MemoryStore),
+    /// A store the host speaks to, with a bounded working set in memory.
+    External(super::Cache),
+}
+
+impl From<MemoryStore> for Storage {
+    fn from(m: MemoryStore) -> Self {
+        Storage::Memory(m)
+    }
+}
+
+impl From<super::Cache> for Storage {
+    fn from(c: super::Cache) -> Self {
+        Storage::External(c)
+    }
+}
+
+impl Storage {
+    /// An external store with a working-set cache of about `cache_bytes` for idle tasks.
+    pub fn external(cache_bytes: usize) -> Self {
+        Storage::External(super::Cache::new(cache_bytes, default_seed()))
+    }
+
+    /// True for [`Storage::External`].
+    pub fn is_external(&self) -> bool {
+        matches!(self, Storage::External(_))
+    }
+
+    /// The task with this id, if it is in memory.
+    pub fn get(&self, id: &str) -> Option<&StoredTask> {
+        match self {
+            Storage::Memory(m) => m.get(id),
+            Storage::External(c) => c.get(id),
+        }
+    }
+
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask> {
+        match self {
+            Storage::Memory(m) => m.get_mut(id),
+            Storage::External(c) => c.get_mut(id),
+        }
+    }
+
+    pub(crate) fn insert(&mut self, task: StoredTask) {
+        match self {
+            Storage::Memory(m) => m.insert(task),
+            Storage::External(c) => {
+                let id = task.record.task.id.clone();
+                c.insert(task);
+                c.touch(&id, true);
+            }
+        }
+    }
+
+    pub(crate) fn touched(&mut self, id: &str, now_ms: i64) {
+        match self {
+            Storage::Memory(m) => m.touched(id, now_ms),
+            Storage::External(c) => c.touch(id, true),
+        }
+    }
+
+    pub(crate) fn message(&self, key: &str) -> Option<&MessageRecord> {
+        match self {
+            Storage::Memory(m) => m.message(key),
+            Storage::External(c) => c.message(key),
+        }
+    }
+
+    pub(crate) fn remember_message(&mut self, key: String, record: MessageRecord) {
+        match self {
+            Storage::Memory(m) => m.remember_message(key, record),
+            Storage::External(c) => c.remember_message(key, record),
+        }
+    }
+
+    pub(crate) fn forget_message(&mut self, key: &str) {
+        match self {
+            Storage::Memory(m) => m.forget_message(key),
+            Storage::External(c) => c.forget_message(key),
+        }
+    }
+
+    /// Tasks in memory (for [`Storage::Memory`], every task).
+    pub fn len(&self) -> usize {
+        match self {
+            Storage::Memory(m) => m.len(),
+            Storage::External(c) => c.len(),
+        }
+    }
+
+    /// True when no task is in memory.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 

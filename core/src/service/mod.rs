@@ -40,9 +40,15 @@
 //! an agent run ([`Output::StartRun`], [`Output::CancelRun`]) and to attempt a webhook
 //! delivery ([`Output::SendWebhook`]).
 //!
-//! Outputs are produced lazily: the store is flushed ([`TaskStore::flush`]) before the first
-//! output that depends on a change is handed out, so a host that feeds several inputs and
-//! then drains gets one store write for all of them. Outputs for a call the host already
+//! ## The store
+//! Over a [`engine::MemoryStore`] memory is the store and nothing more is asked. Over
+//! [`Storage::external`] the service does no store IO either: it asks with
+//! [`Output::Store`] (open, load these tasks, run this list query, write this batch, expire
+//! old tasks; see [`engine::external`] for what a store must do) and the host answers each
+//! with [`Service::handle_store`], from memory, a database on a thread of its own, or a store
+//! written in another language. Answers leave only after the write of the changes they show
+//! is durable; the changes of all inputs fed while a write is in flight form the next batch,
+//! so a busy host gets one write for many calls. Outputs for a call the host already
 //! reported gone may still come out; they are ignored.
 //!
 //! ## Streams and slow subscribers
@@ -57,7 +63,9 @@ mod card;
 pub use card::CARD_PATH;
 
 use crate::card::Binding;
-use crate::engine::{self, AgentEvent, CallId, Engine, EngineConfig, Execution, MemoryStore, RunEnd, RunId, TaskStore};
+use crate::engine::{
+    self, AgentEvent, CallId, Engine, EngineConfig, Execution, RunEnd, RunId, Storage, StoreError, StoreReply, StoreRequest,
+};
 use crate::error::{A2aError, ErrorKind};
 use crate::http::{HttpRequest, HttpResponse};
 use crate::log::{Level, SharedLog};
@@ -262,6 +270,9 @@ pub enum Output {
     /// applies its SSRF guard ([`webhook::is_non_public`] on every resolved address) and a
     /// time limit to the attempt.
     SendWebhook(Attempt),
+    /// Carry out this request on the external store (in the order given), then call
+    /// [`Service::handle_store`] with its reply.
+    Store(StoreRequest),
 }
 
 #[derive(Debug)]
@@ -285,9 +296,9 @@ enum Pending {
 ///     wait for the next input, or until service.poll_timeout()
 /// }
 /// ```
-pub struct Service<S: TaskStore = MemoryStore> {
+pub struct Service {
     endpoint: Endpoint,
-    engine: Engine<S>,
+    engine: Engine,
     card: card::CardAnswer,
     extended_card: Option<v1::AgentCard>,
     extended_cards: BTreeMap<String, v1::AgentCard>,
@@ -297,11 +308,10 @@ pub struct Service<S: TaskStore = MemoryStore> {
     out: VecDeque<Output>,
     deliveries: Deliveries,
     log: SharedLog,
-    needs_flush: bool,
     shutting_down: bool,
 }
 
-impl<S: TaskStore> core::fmt::Debug for Service<S> {
+impl core::fmt::Debug for Service {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Service")
             .field("calls", &self.calls.len())
@@ -316,12 +326,15 @@ fn unavailable(message: &'static str) -> A2aError {
     A2aError::with_message(ErrorKind::Unavailable, message)
 }
 
-impl<S: TaskStore> Service<S> {
-    /// A service for `config` over `store`. `key` keys the id generator (give 128 random
-    /// bits from the OS; tests give a fixed one); `now` dates the card (`Last-Modified`).
-    /// Runs lost in a restart (a persistent store holding `SUBMITTED` or `WORKING` tasks) are
-    /// started again: their [`Output::StartRun`]s are the first outputs.
-    pub fn new(config: ServiceConfig, store: S, key: u128, now: Timestamp) -> Result<Self, ConfigError> {
+impl Service {
+    /// A service for `config` over `store` (a [`engine::MemoryStore`], or
+    /// [`Storage::external`]). `key` keys the id generator (give 128 random bits from the
+    /// OS; tests give a fixed one); `now` dates the card (`Last-Modified`). Runs lost in a
+    /// restart (a store holding `SUBMITTED` or `WORKING` tasks) are started again: their
+    /// [`Output::StartRun`]s come first, or, with an external store, once it answered the
+    /// first output ([`StoreRequest::Open`]), which also gives back the webhook deliveries
+    /// it kept.
+    pub fn new(config: ServiceConfig, store: impl Into<Storage>, key: u128, now: Timestamp) -> Result<Self, ConfigError> {
         let mut endpoint = Endpoint::new(config.card.clone())?.with_limits(config.limits).with_v03_file_bytes(config.v03_file_bytes);
         // The endpoint checks the card's capability against "some extended card exists".
         if let Some(x) = config.extended_card.clone().or_else(|| config.extended_cards.values().next().cloned()) {
@@ -330,10 +343,9 @@ impl<S: TaskStore> Service<S> {
         let card = card::CardAnswer::new(&config.card, config.card_max_age, now.seconds)
             .map_err(|e| ConfigError(format!("the card cannot be published: {e}")))?;
         let mut engine = Engine::new(config.engine, store, key);
+        engine.start(now);
         engine.resume_lost_runs();
-        // Deliveries a persistent store kept from before a restart go out again.
-        let mut deliveries = Deliveries::new(config.webhooks);
-        deliveries.restore(engine.store_mut().take_webhooks());
+        let deliveries = Deliveries::new(config.webhooks);
         Ok(Service {
             endpoint,
             engine,
@@ -346,7 +358,6 @@ impl<S: TaskStore> Service<S> {
             out: VecDeque::new(),
             deliveries,
             log: config.log,
-            needs_flush: true,
             shutting_down: false,
         })
     }
@@ -363,7 +374,7 @@ impl<S: TaskStore> Service<S> {
     }
 
     /// The engine (tasks, runs), for reading.
-    pub fn engine(&self) -> &Engine<S> {
+    pub fn engine(&self) -> &Engine {
         &self.engine
     }
 
@@ -377,6 +388,11 @@ impl<S: TaskStore> Service<S> {
         self.calls.len()
     }
 
+    /// True when no store request is waiting for its reply.
+    pub fn store_idle(&self) -> bool {
+        self.engine.store_pending().0 == 0
+    }
+
     /// Webhook deliveries in flight or waiting for a retry.
     pub fn pending_webhooks(&self) -> usize {
         self.deliveries.pending()
@@ -385,7 +401,11 @@ impl<S: TaskStore> Service<S> {
     /// True when nothing is in flight: no call, no webhook delivery, no output waiting. A
     /// host that shut the service down may stop once it is idle.
     pub fn is_idle(&self) -> bool {
-        self.calls.is_empty() && self.deliveries.pending() == 0 && self.out.is_empty() && self.engine.pending_outputs() == 0
+        self.calls.is_empty()
+            && self.deliveries.pending() == 0
+            && self.out.is_empty()
+            && self.engine.pending_outputs() == 0
+            && self.engine.store_pending().0 == 0
     }
 
     fn new_call(&mut self) -> CallId {
@@ -498,7 +518,6 @@ impl<S: TaskStore> Service<S> {
                 let ctx = call.engine_context(principal);
                 let pending = if streaming { Pending::Stream { call, started: false } } else { Pending::Unary(call) };
                 self.calls.insert(id, pending);
-                self.needs_flush = true;
                 self.engine.handle_call(id, ctx, request, now);
             }
             op => {
@@ -524,14 +543,12 @@ impl<S: TaskStore> Service<S> {
     /// breaks the task's state machine) is returned, for the agent to learn; it changes
     /// nothing.
     pub fn handle_agent_event(&mut self, run: RunId, event: AgentEvent, now: Timestamp) -> Result<(), A2aError> {
-        self.needs_flush = true;
         self.engine.handle_agent(run, event, now)
     }
 
     /// Agent run `run` returned, or failed (a panic, an exception): whoever waits on it is
     /// answered; a failed run fails its task.
     pub fn handle_run_end(&mut self, run: RunId, end: RunEnd, now: Timestamp) {
-        self.needs_flush = true;
         self.engine.handle_run_end(run, end, now);
     }
 
@@ -562,23 +579,42 @@ impl<S: TaskStore> Service<S> {
         self.sync_webhooks();
     }
 
-    /// Hands the delivery queues' changes to the store (a persistent one writes them at the
-    /// next flush, which comes before the next attempt goes out).
+    /// Hands the delivery queues' changes to the store (an external one writes them with
+    /// the next batch; a delivery's first attempt waits for it).
     fn sync_webhooks(&mut self) {
         while let Some(change) = self.deliveries.poll_change() {
-            self.engine.store_mut().webhook_changed(change);
-            self.needs_flush = true;
+            self.engine.webhook_changed(change);
         }
     }
 
-    /// Time passed: due webhook retries become attempts.
+    /// The external store's reply to an [`Output::Store`]. A failed request is logged; the
+    /// calls it concerned are answered with an internal error.
+    pub fn handle_store(&mut self, mut reply: StoreReply, now: Timestamp) {
+        if let StoreReply::Opened { webhooks, .. } = &mut reply {
+            // Deliveries the store kept from before a restart go out again.
+            self.deliveries.restore(core::mem::take(webhooks));
+        }
+        if let Err(e) = self.engine.handle_store(reply, now) {
+            self.log_store_error(&e);
+        }
+    }
+
+    fn log_store_error(&self, e: &StoreError) {
+        self.log.log(Level::Error, &format!("{e}; the calls it concerned are answered with an internal error"));
+    }
+
+    /// Time passed: due webhook retries become attempts; retention deletes expired tasks.
     pub fn handle_timeout(&mut self, now: Timestamp) {
         self.deliveries.handle_timeout(now);
+        self.engine.handle_timeout(now);
     }
 
     /// When [`Service::handle_timeout`] should be called next, if ever.
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        self.deliveries.poll_timeout()
+        match (self.deliveries.poll_timeout(), self.engine.poll_timeout()) {
+            (Some(a), Some(b)) => Some(if (a.seconds, a.nanos) <= (b.seconds, b.nanos) { a } else { b }),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Begins shutting down: every open stream ends with an `Unavailable` error (clients
@@ -593,12 +629,6 @@ impl<S: TaskStore> Service<S> {
         self.shutting_down = true;
         // What the engine already decided comes out first (a run it started is then known to
         // the host before it is told to stop).
-        if self.needs_flush {
-            self.needs_flush = false;
-            if let Err(e) = self.engine.flush_store() {
-                self.log.log(Level::Error, &format!("{e}; the calls it carried are answered with an internal error"));
-            }
-        }
         while let Some(o) = self.engine.poll_output() {
             self.translate(o);
         }
@@ -627,24 +657,19 @@ impl<S: TaskStore> Service<S> {
             if let Some(o) = self.out.pop_front() {
                 return Some(o);
             }
-            if self.needs_flush {
-                self.needs_flush = false;
-                if let Err(e) = self.engine.flush_store() {
-                    self.log.log(Level::Error, &format!("{e}; the calls it carried are answered with an internal error"));
-                }
-            }
             if let Some(o) = self.engine.poll_output() {
                 self.translate(o);
                 continue;
             }
-            if self.needs_flush {
-                // Deliveries just queued are kept before their first attempt goes out.
-                continue;
+            if let Some(r) = self.engine.poll_store() {
+                return Some(Output::Store(r));
             }
             while let Some(g) = self.deliveries.poll_gave_up() {
                 self.log.log(Level::Error, &format!("webhook {} not delivered: {}", g.url, g.reason));
             }
-            return self.deliveries.poll_attempt().map(Output::SendWebhook);
+            // A delivery's first attempt waits until the store keeps it.
+            let engine = &self.engine;
+            return self.deliveries.poll_attempt_if(|seq| engine.webhook_durable(seq)).map(Output::SendWebhook);
         }
     }
 

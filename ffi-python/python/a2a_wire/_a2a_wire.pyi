@@ -74,7 +74,8 @@ class ReadyServer:
         extended_card: AgentCard | None = None, extended_cards: Mapping[str, AgentCard] | None = None,
         signing_key: SigningKey | None = None, card_jku: str | None = None, allow_webhooks: list[str] = ...,
         allow_private_webhooks: bool = False, webhook_ca_file: str | os.PathLike[str] | None = None,
-        v03_file_bytes: str = "base64",
+        v03_file_bytes: str = "base64", store: str | os.PathLike[str] | None = None, cache_bytes: int | None = None,
+        retain_ms: int | None = None,
     ) -> Self: ...
     @property
     def url(self) -> str: ...

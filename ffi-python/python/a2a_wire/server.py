@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+import datetime
 import logging
 import os
 import socket
@@ -252,6 +253,21 @@ class _Runner:
             await asyncio.wait(tasks, timeout=timeout)
 
 
+def _retain_ms(retain: float | datetime.timedelta | None) -> int | None:
+    """``retain`` as whole milliseconds (None: keep for ever)."""
+    if retain is None:
+        return None
+    if isinstance(retain, datetime.timedelta):
+        seconds = retain.total_seconds()
+    elif isinstance(retain, (int, float)) and not isinstance(retain, bool):
+        seconds = float(retain)
+    else:
+        raise TypeError(f"retain: expected seconds or a datetime.timedelta, got {type(retain).__name__}")
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(f"retain must be a positive, finite duration, got {retain!r}")
+    return max(1, round(seconds * 1000))
+
+
 class AgentServer:
     """The ready server: the Rust transport on threads of its own, the agent on this event
     loop. Use it as ``async with AgentServer(agent) as server:`` or ``await server.start()``
@@ -260,8 +276,17 @@ class AgentServer:
     ``card`` is the Agent Card to publish; a card without ``supported_interfaces`` (or
     None) gets the standard six: JSON-RPC at ``/a2a/jsonrpc``, HTTP+JSON at ``/a2a/rest`` and
     gRPC at the address in v1.0, and the same in v0.3 at ``/a2a/v03/jsonrpc``,
-    ``/a2a/v03/rest`` and the address. Tasks are kept in memory. Servers listen where they are
-    told: give ``host="0.0.0.0"`` deliberately.
+    ``/a2a/v03/rest`` and the address. Servers listen where they are told: give
+    ``host="0.0.0.0"`` deliberately.
+
+    Tasks are kept in memory unless ``store`` names a SQLite file (created if missing, an
+    older release's file migrated): then they outlive the process, and memory holds the tasks
+    in use plus a cache of about ``cache_mb`` MiB (default 64) of others. ``retain`` (seconds
+    or a :class:`~datetime.timedelta`) deletes each completed, canceled, failed or rejected
+    task whose last change is older, with everything kept for it; it then answers as a task
+    that never existed. Tasks still working, submitted or waiting for input are never
+    deleted. None (the default) keeps every task. A file that cannot be opened raises
+    ``OSError`` at start.
 
     ``bearer_tokens`` (token to principal) makes every call need ``Authorization: Bearer
     TOKEN`` for one of the tokens; the card declares the scheme, a call without a known token
@@ -314,9 +339,17 @@ class AgentServer:
         allow_private_webhooks: bool = False,
         webhook_ca_file: str | os.PathLike[str] | None = None,
         v03_file_bytes: Literal["base64", "raw"] = "base64",
+        store: str | os.PathLike[str] | None = None,
+        cache_mb: int | None = None,
+        retain: float | datetime.timedelta | None = None,
     ) -> None:
         if v03_file_bytes not in ("base64", "raw"):
             raise ValueError(f'v03_file_bytes must be "base64" or "raw", got {v03_file_bytes!r}')
+        if cache_mb is not None and (isinstance(cache_mb, bool) or not isinstance(cache_mb, int) or cache_mb < 0):
+            raise ValueError(f"cache_mb must be a whole number of MiB, got {cache_mb!r}")
+        self._store = None if store is None else os.fspath(store)
+        self._cache_bytes = None if cache_mb is None else cache_mb * (1 << 20)
+        self._retain_ms = _retain_ms(retain)
         if isinstance(allow_webhooks, str):
             raise TypeError("allow_webhooks: expected a list of hosts, addresses or networks, got a str")
         self._executor = executor
@@ -351,7 +384,8 @@ class AgentServer:
             self._host, self._port, self._card, self._bearer_tokens, self._tls,
             extended_card=self._extended_card, extended_cards=self._extended_cards, signing_key=self._signing_key,
             card_jku=self._card_jku, allow_webhooks=self._allow_webhooks, allow_private_webhooks=self._allow_private_webhooks,
-            webhook_ca_file=self._webhook_ca_file, v03_file_bytes=self._v03_file_bytes,
+            webhook_ca_file=self._webhook_ca_file, v03_file_bytes=self._v03_file_bytes, store=self._store,
+            cache_bytes=self._cache_bytes, retain_ms=self._retain_ms,
         )
         self._watch = watch(loop, self._server.take_watch_fd(), self._take)
 
@@ -436,6 +470,9 @@ async def serve(
     allow_private_webhooks: bool = False,
     webhook_ca_file: str | os.PathLike[str] | None = None,
     v03_file_bytes: Literal["base64", "raw"] = "base64",
+    store: str | os.PathLike[str] | None = None,
+    cache_mb: int | None = None,
+    retain: float | datetime.timedelta | None = None,
 ) -> AgentServer:
     """Starts an :class:`AgentServer` and returns it (already listening); the options are
     the server's."""
@@ -443,6 +480,7 @@ async def serve(
         executor, card=card, host=host, port=port, bearer_tokens=bearer_tokens, tls=tls, extended_card=extended_card,
         extended_cards=extended_cards, signing_key=signing_key, card_jku=card_jku, allow_webhooks=allow_webhooks,
         allow_private_webhooks=allow_private_webhooks, webhook_ca_file=webhook_ca_file, v03_file_bytes=v03_file_bytes,
+        store=store, cache_mb=cache_mb, retain=retain,
     )
     await server.start()
     return server

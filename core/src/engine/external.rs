@@ -1,0 +1,667 @@
+//! A store that lives outside the engine, spoken to with plain data.
+//!
+//! With [`super::Storage::External`] the engine does no store IO of its own, not even through
+//! a trait: what it needs from the store goes out as a [`StoreRequest`] (from
+//! [`super::Engine::poll_store`], and from [`crate::service::Service::poll_output`] as
+//! [`crate::service::Output::Store`]), and the host answers each with one [`StoreReply`]
+//! ([`super::Engine::handle_store`]) when it has the result. A call that waits for a load is
+//! parked, never blocked; its answer comes out once the reply arrives.
+//!
+//! ## What a store must do
+//! - Take requests in the order given and carry them out in that order (a `List` after a
+//!   `Write` sees the write). Replies may come back later, but in the same order.
+//! - `Load`: return the tasks and message-index entries it holds among those named; one not
+//!   returned does not exist.
+//! - `List`: the matching tasks of one tenant in the order newest status timestamp first,
+//!   then task id ascending (a task without a status timestamp is oldest), starting after the
+//!   cursor, at most `limit` of them, and how many match in all (ignoring the cursor).
+//! - `Write`: all of the batch or none of it. Each task write names the version its copy was
+//!   based on (`base`; 0 for a new task): when the stored row's version is another one (or a
+//!   new task's id exists), refuse the whole batch with [`StoreReply::Conflict`] naming those
+//!   tasks. Otherwise store each task with its new `version`, the message-index changes and
+//!   the webhook changes.
+//! - `Expire`: delete at most `limit` tasks in a terminal state whose last write is older
+//!   than `before`, each with its message-index entries, and say which.
+//! - `Open` (once, first): the tasks that are `SUBMITTED` or `WORKING` (their runs were lost
+//!   with the process that wrote them) and the webhook deliveries kept.
+//!
+//! ## What the engine does with a refusal
+//! A `Conflict` means another writer changed those tasks since this engine read them: the
+//! engine's copy is stale. It drops its copies (and their unwritten changes, which were based
+//! on the stale copy), answers every call whose answer depended on the refused batch with an
+//! `Internal` error that says so (never with success), ends the streams of those tasks with
+//! an `Unavailable` error (the client resubscribes and gets the stored task), stops their
+//! runs, and writes the batch's other changes again. The next call on such a task loads it
+//! afresh. A `Failed` write keeps every change and writes it again with the next batch; the
+//! calls that depended on it are answered with an internal error.
+
+use super::store::{MessageRecord, StoreError, StoredTask};
+use crate::proto::google::protobuf::Timestamp;
+use crate::v1::TaskState;
+use crate::webhook::Queued;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Identifies one store request; its reply names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StoreRequestId(pub u64);
+
+/// Whose tasks a list shows (from [`super::Visibility::list_scope`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OwnerScope {
+    /// Every task of the tenant.
+    All,
+    /// Tasks created without authentication, and those created by this principal (`None`:
+    /// only the former).
+    UnownedOr(Option<String>),
+}
+
+impl OwnerScope {
+    /// Whether a task owned by `owner` is in scope.
+    pub fn admits(&self, owner: Option<&str>) -> bool {
+        match self {
+            OwnerScope::All => true,
+            OwnerScope::UnownedOr(p) => owner.is_none() || owner == p.as_deref(),
+        }
+    }
+}
+
+/// Where a list page starts: after the task with this status timestamp and id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListCursor {
+    /// The status timestamp's seconds (`i64::MIN` for a task without one).
+    pub seconds: i64,
+    /// Its nanoseconds.
+    pub nanos: i32,
+    /// The task id.
+    pub id: String,
+}
+
+/// A ListTasks query for the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListQuery {
+    /// The tenant ("" = none).
+    pub tenant: String,
+    /// Whose tasks.
+    pub scope: OwnerScope,
+    /// Only this context ("" = any).
+    pub context_id: String,
+    /// Only this state.
+    pub state: Option<TaskState>,
+    /// Only tasks whose status timestamp is at or after this (seconds, nanos).
+    pub status_after: Option<(i64, i32)>,
+    /// Start after this task (`None`: from the newest).
+    pub after: Option<ListCursor>,
+    /// At most this many tasks.
+    pub limit: usize,
+}
+
+/// The sort key of a task in lists: its status timestamp.
+pub fn list_key(t: &StoredTask) -> (i64, i32) {
+    t.record.task.status.as_ref().and_then(|s| s.timestamp).map_or((i64::MIN, 0), |ts| (ts.seconds, ts.nanos))
+}
+
+impl ListQuery {
+    /// Whether `t` matches the filters (not the cursor).
+    pub fn matches(&self, t: &StoredTask) -> bool {
+        t.tenant == self.tenant
+            && self.scope.admits(t.owner.as_deref())
+            && (self.context_id.is_empty() || t.record.task.context_id == self.context_id)
+            && self.state.is_none_or(|s| t.record.task.status.as_ref().is_some_and(|st| st.state == s as i32))
+            && self.status_after.is_none_or(|after| list_key(t) >= after)
+    }
+
+    /// Whether `t` comes after the cursor in list order.
+    pub fn after_cursor(&self, t: &StoredTask) -> bool {
+        match &self.after {
+            None => true,
+            Some(c) => {
+                let k = list_key(t);
+                k < (c.seconds, c.nanos) || (k == (c.seconds, c.nanos) && t.record.task.id.as_str() > c.id.as_str())
+            }
+        }
+    }
+}
+
+/// One task to write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskWrite {
+    /// The task as it is now; `task.version` is its new version.
+    pub task: StoredTask,
+    /// The version this copy was based on (0: a new task).
+    pub base: u64,
+    /// Whether the task is in a terminal state (retention deletes only those).
+    pub terminal: bool,
+}
+
+/// The changes of one write.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WriteBatch {
+    /// When the batch was made (the store keeps it as the tasks' last write, for retention).
+    pub at: Timestamp,
+    /// Tasks created or changed, whole.
+    pub tasks: Vec<TaskWrite>,
+    /// Message-index changes: the record to keep, or `None` to delete the key.
+    pub messages: Vec<(String, Option<MessageRecord>)>,
+    /// Webhook deliveries to keep (an insert by `seq`).
+    pub webhooks_queued: Vec<Queued>,
+    /// Webhook deliveries that are over (to delete; a number never written is no error).
+    pub webhooks_done: Vec<u64>,
+}
+
+impl WriteBatch {
+    /// True when there is nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty() && self.messages.is_empty() && self.webhooks_queued.is_empty() && self.webhooks_done.is_empty()
+    }
+}
+
+/// Something the engine needs from its store.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum StoreRequest {
+    /// Once, first: the unfinished tasks and the kept webhook deliveries.
+    Open {
+        /// This request.
+        id: StoreRequestId,
+    },
+    /// Read these tasks and message-index entries.
+    Load {
+        /// This request.
+        id: StoreRequestId,
+        /// Task ids.
+        tasks: Vec<String>,
+        /// Message-index keys.
+        messages: Vec<String>,
+    },
+    /// Answer a list query.
+    List {
+        /// This request.
+        id: StoreRequestId,
+        /// The query.
+        query: ListQuery,
+    },
+    /// Write this batch atomically, checking versions.
+    Write {
+        /// This request.
+        id: StoreRequestId,
+        /// The changes.
+        batch: WriteBatch,
+    },
+    /// Delete at most `limit` terminal tasks last written before `before`.
+    Expire {
+        /// This request.
+        id: StoreRequestId,
+        /// The cut-off.
+        before: Timestamp,
+        /// The batch bound.
+        limit: usize,
+    },
+}
+
+impl StoreRequest {
+    /// The request's id.
+    pub fn id(&self) -> StoreRequestId {
+        match self {
+            StoreRequest::Open { id }
+            | StoreRequest::Load { id, .. }
+            | StoreRequest::List { id, .. }
+            | StoreRequest::Write { id, .. }
+            | StoreRequest::Expire { id, .. } => *id,
+        }
+    }
+}
+
+/// A store's answer to one [`StoreRequest`].
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum StoreReply {
+    /// To `Open`.
+    Opened {
+        /// The request.
+        id: StoreRequestId,
+        /// Tasks that are `SUBMITTED` or `WORKING`.
+        unfinished: Vec<StoredTask>,
+        /// Webhook deliveries not yet over.
+        webhooks: Vec<Queued>,
+    },
+    /// To `Load`: what exists of what was asked.
+    Loaded {
+        /// The request.
+        id: StoreRequestId,
+        /// The tasks found.
+        tasks: Vec<StoredTask>,
+        /// The message-index entries found.
+        messages: Vec<(String, MessageRecord)>,
+    },
+    /// To `List`.
+    Listed {
+        /// The request.
+        id: StoreRequestId,
+        /// The page, in list order.
+        tasks: Vec<StoredTask>,
+        /// How many tasks match in all.
+        total: usize,
+    },
+    /// To `Write`: the batch is durable.
+    Written {
+        /// The request.
+        id: StoreRequestId,
+    },
+    /// To `Write`: refused, nothing written; these tasks' stored versions are not the ones
+    /// the batch was based on.
+    Conflict {
+        /// The request.
+        id: StoreRequestId,
+        /// The stale tasks.
+        tasks: Vec<String>,
+    },
+    /// To `Expire`: these tasks are deleted.
+    Expired {
+        /// The request.
+        id: StoreRequestId,
+        /// Their ids.
+        tasks: Vec<String>,
+    },
+    /// Any request failed (nothing of it was done).
+    Failed {
+        /// The request.
+        id: StoreRequestId,
+        /// Why.
+        error: StoreError,
+    },
+}
+
+impl StoreReply {
+    /// The id of the request this answers.
+    pub fn id(&self) -> StoreRequestId {
+        match self {
+            StoreReply::Opened { id, .. }
+            | StoreReply::Loaded { id, .. }
+            | StoreReply::Listed { id, .. }
+            | StoreReply::Written { id }
+            | StoreReply::Conflict { id, .. }
+            | StoreReply::Expired { id, .. }
+            | StoreReply::Failed { id, .. } => *id,
+        }
+    }
+}
+
+/// The bounded working set in front of an external store: tasks with live calls, runs or
+/// streams, plus a cache of others bounded in bytes, and the changes not yet written.
+#[derive(Debug)]
+pub struct Cache {
+    pub(crate) tasks: super::store::IdMap<Entry>,
+    pub(crate) messages: BTreeMap<String, MessageRecord>,
+    /// Least recently used first: tick -> task id.
+    order: BTreeMap<u64, String>,
+    tick: u64,
+    bytes: usize,
+    limit: usize,
+    /// Ids the store said it does not hold, while calls that asked are parked.
+    pub(crate) absent: BTreeSet<String>,
+    pub(crate) absent_messages: BTreeSet<String>,
+    /// Tasks changed since the last write was made.
+    pub(crate) dirty: BTreeSet<String>,
+    /// Message-index changes since then.
+    pub(crate) dirty_messages: BTreeMap<String, Option<MessageRecord>>,
+    pub(crate) webhooks: BTreeMap<u64, Option<Queued>>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Entry {
+    pub(crate) task: StoredTask,
+    bytes: usize,
+    tick: u64,
+}
+
+/// What a cached task costs: its protobuf size plus the bookkeeping around it.
+fn cost(t: &StoredTask) -> usize {
+    use prost::Message as _;
+    t.record.task.encoded_len() + t.push_configs.iter().map(|p| p.config.encoded_len()).sum::<usize>() + 256
+}
+
+impl Cache {
+    /// An empty working set whose cache of idle tasks holds about `limit` bytes.
+    pub fn new(limit: usize, seed: u64) -> Self {
+        Cache {
+            tasks: super::store::IdMap::new(seed),
+            messages: BTreeMap::new(),
+            order: BTreeMap::new(),
+            tick: 0,
+            bytes: 0,
+            limit,
+            absent: BTreeSet::new(),
+            absent_messages: BTreeSet::new(),
+            dirty: BTreeSet::new(),
+            dirty_messages: BTreeMap::new(),
+            webhooks: BTreeMap::new(),
+        }
+    }
+
+    pub(crate) fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
+    }
+
+    /// Bytes the cached tasks take (an estimate).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Tasks in memory.
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// True when no task is in memory.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<&StoredTask> {
+        self.tasks.get(id).map(|e| &e.task)
+    }
+
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut StoredTask> {
+        self.tasks.get_mut(id).map(|e| &mut e.task)
+    }
+
+    /// Known: in memory, or known not to exist.
+    pub(crate) fn knows(&self, id: &str) -> bool {
+        self.tasks.get(id).is_some() || self.absent.contains(id)
+    }
+
+    pub(crate) fn knows_message(&self, key: &str) -> bool {
+        self.messages.contains_key(key) || self.absent_messages.contains(key) || self.dirty_messages.contains_key(key)
+    }
+
+    fn next_tick(&mut self) -> u64 {
+        self.tick += 1;
+        self.tick
+    }
+
+    /// Adds a task (a new one, or one loaded). A task already in memory is kept: it may hold
+    /// changes newer than the store's copy.
+    pub(crate) fn insert(&mut self, task: StoredTask) {
+        if self.tasks.get(&task.record.task.id).is_some() {
+            return;
+        }
+        let id = task.record.task.id.clone();
+        self.absent.remove(&id);
+        let bytes = cost(&task);
+        let tick = self.next_tick();
+        self.bytes += bytes;
+        self.order.insert(tick, id.clone());
+        self.tasks.insert(id, Entry { task, bytes, tick });
+    }
+
+    /// The task is used now (it moves to the end of the eviction order), and it changed when
+    /// `changed` (its size is counted again, and it is written with the next batch).
+    pub(crate) fn touch(&mut self, id: &str, changed: bool) {
+        let tick = self.next_tick();
+        let Some(e) = self.tasks.get_mut(id) else { return };
+        self.order.remove(&e.tick);
+        e.tick = tick;
+        if changed {
+            let bytes = cost(&e.task);
+            self.bytes = self.bytes - e.bytes + bytes;
+            e.bytes = bytes;
+        }
+        self.order.insert(tick, String::from(id));
+        if changed && !self.dirty.contains(id) {
+            self.dirty.insert(String::from(id));
+        }
+    }
+
+    pub(crate) fn remove(&mut self, id: &str) {
+        if let Some(e) = self.tasks.get(id) {
+            let (tick, bytes) = (e.tick, e.bytes);
+            self.order.remove(&tick);
+            self.bytes -= bytes;
+            self.tasks.remove(id);
+        }
+        self.dirty.remove(id);
+    }
+
+    pub(crate) fn message(&self, key: &str) -> Option<&MessageRecord> {
+        match self.dirty_messages.get(key) {
+            Some(change) => change.as_ref(),
+            None => self.messages.get(key),
+        }
+    }
+
+    pub(crate) fn remember_message(&mut self, key: String, record: MessageRecord) {
+        self.absent_messages.remove(&key);
+        self.dirty_messages.insert(key, Some(record));
+    }
+
+    pub(crate) fn forget_message(&mut self, key: &str) {
+        self.messages.remove(key);
+        self.dirty_messages.insert(String::from(key), None);
+    }
+
+    /// Evicts the least recently used tasks for which `keep` is false and that have no
+    /// unwritten change, until the cache is within its bound (or only kept tasks are left).
+    pub(crate) fn evict(&mut self, keep: impl Fn(&str) -> bool, writing: &BTreeSet<String>) {
+        let mut passes = self.order.len();
+        while self.bytes > self.limit && passes > 0 {
+            passes -= 1;
+            let Some((_, id)) = self.order.pop_first() else { break };
+            if keep(&id) || self.dirty.contains(&id) || writing.contains(&id) {
+                let tick = self.next_tick();
+                if let Some(e) = self.tasks.get_mut(&id) {
+                    e.tick = tick;
+                }
+                self.order.insert(tick, id);
+                continue;
+            }
+            if let Some(e) = self.tasks.get(&id) {
+                self.bytes -= e.bytes;
+            }
+            self.tasks.remove(&id);
+        }
+        // Message records are small; keep at most as many as the task bound would hold.
+        let max_messages = (self.limit / 128).max(64);
+        while self.messages.len() > max_messages {
+            self.messages.pop_first();
+        }
+    }
+
+    /// Takes the changes since the last batch (the task copies as they are now).
+    pub(crate) fn take_batch(&mut self, at: Timestamp) -> (WriteBatch, Vec<(String, u64)>) {
+        let mut batch = WriteBatch { at, ..Default::default() };
+        let mut bases = Vec::new();
+        for id in core::mem::take(&mut self.dirty) {
+            let Some(t) = self.get(&id) else { continue };
+            let mut task = t.clone();
+            let base = task.version;
+            task.version = base + 1;
+            let terminal = matches!(task.record.state().map(crate::task::class), Some(crate::task::StateClass::Terminal));
+            bases.push((id, base));
+            batch.tasks.push(TaskWrite { task, base, terminal });
+        }
+        for (k, change) in core::mem::take(&mut self.dirty_messages) {
+            if let Some(r) = &change {
+                self.messages.insert(k.clone(), r.clone());
+            }
+            batch.messages.push((k, change));
+        }
+        for (seq, q) in core::mem::take(&mut self.webhooks) {
+            match q {
+                Some(q) => batch.webhooks_queued.push(q),
+                None => batch.webhooks_done.push(seq),
+            }
+        }
+        (batch, bases)
+    }
+
+    /// A batch is durable: the tasks' copies now have the versions written.
+    pub(crate) fn written(&mut self, bases: &[(String, u64)]) {
+        for (id, base) in bases {
+            if let Some(e) = self.tasks.get_mut(id) {
+                if e.task.version == *base {
+                    e.task.version = base + 1;
+                }
+            }
+        }
+    }
+
+    /// A batch was not written: its changes are written again with the next one (but those
+    /// of the `except` tasks).
+    pub(crate) fn unwritten(
+        &mut self,
+        tasks: Vec<String>,
+        messages: Vec<(String, Option<MessageRecord>)>,
+        queued: Vec<Queued>,
+        done: Vec<u64>,
+        except: &BTreeSet<String>,
+    ) {
+        for id in tasks {
+            if !except.contains(&id) && self.tasks.get(&id).is_some() {
+                self.dirty.insert(id);
+            }
+        }
+        for (k, change) in messages {
+            self.dirty_messages.entry(k).or_insert(change);
+        }
+        for q in queued {
+            self.webhooks.entry(q.seq).or_insert(Some(q));
+        }
+        for seq in done {
+            self.webhooks.entry(seq).or_insert(None);
+        }
+    }
+
+    pub(crate) fn webhook_changed(&mut self, change: crate::webhook::Change) {
+        match change {
+            crate::webhook::Change::Queued(q) => {
+                self.webhooks.insert(q.seq, Some(q));
+            }
+            crate::webhook::Change::Done(seq) => {
+                if let Some(Some(_)) = self.webhooks.get(&seq) {
+                    self.webhooks.remove(&seq);
+                } else {
+                    self.webhooks.insert(seq, None);
+                }
+            }
+        }
+    }
+}
+
+/// An external store in memory that answers every request as the rules above say: the
+/// reference the other stores are tested against, and a store for tests and examples of
+/// hosts that answer store requests themselves.
+#[derive(Debug, Default)]
+pub struct StoreInMemory {
+    tasks: BTreeMap<String, (StoredTask, i64, bool)>,
+    messages: BTreeMap<String, MessageRecord>,
+    webhooks: BTreeMap<u64, Queued>,
+    /// When set, every request fails with this error.
+    pub fail: Option<String>,
+}
+
+fn timestamp_ms(t: Timestamp) -> i64 {
+    t.seconds.saturating_mul(1000).saturating_add(i64::from(t.nanos / 1_000_000))
+}
+
+impl StoreInMemory {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many tasks it holds.
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// True when it holds no task.
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// The stored task `id`.
+    pub fn get(&self, id: &str) -> Option<&StoredTask> {
+        self.tasks.get(id).map(|(t, _, _)| t)
+    }
+
+    /// Carries out one request.
+    pub fn answer(&mut self, request: StoreRequest) -> StoreReply {
+        let id = request.id();
+        if let Some(e) = &self.fail {
+            return StoreReply::Failed { id, error: StoreError(e.clone()) };
+        }
+        match request {
+            StoreRequest::Open { id } => StoreReply::Opened {
+                id,
+                unfinished: self
+                    .tasks
+                    .values()
+                    .filter(|(t, _, _)| matches!(t.record.state(), Some(TaskState::Submitted | TaskState::Working)))
+                    .map(|(t, _, _)| t.clone())
+                    .collect(),
+                webhooks: self.webhooks.values().cloned().collect(),
+            },
+            StoreRequest::Load { id, tasks, messages } => StoreReply::Loaded {
+                id,
+                tasks: tasks.iter().filter_map(|t| self.get(t).cloned()).collect(),
+                messages: messages.iter().filter_map(|k| self.messages.get(k).map(|r| (k.clone(), r.clone()))).collect(),
+            },
+            StoreRequest::List { id, query } => {
+                let mut matches: Vec<&StoredTask> = self.tasks.values().map(|(t, _, _)| t).filter(|t| query.matches(t)).collect();
+                matches.sort_by(|a, b| list_key(b).cmp(&list_key(a)).then_with(|| a.record.task.id.cmp(&b.record.task.id)));
+                let total = matches.len();
+                let tasks = matches.into_iter().filter(|t| query.after_cursor(t)).take(query.limit).cloned().collect();
+                StoreReply::Listed { id, tasks, total }
+            }
+            StoreRequest::Write { id, batch } => {
+                let stale: Vec<String> = batch
+                    .tasks
+                    .iter()
+                    .filter(|w| self.get(&w.task.record.task.id).map_or(0, |t| t.version) != w.base)
+                    .map(|w| w.task.record.task.id.clone())
+                    .collect();
+                if !stale.is_empty() {
+                    return StoreReply::Conflict { id, tasks: stale };
+                }
+                let at = timestamp_ms(batch.at);
+                for w in batch.tasks {
+                    self.tasks.insert(w.task.record.task.id.clone(), (w.task, at, w.terminal));
+                }
+                for (k, r) in batch.messages {
+                    match r {
+                        Some(r) => self.messages.insert(k, r),
+                        None => self.messages.remove(&k),
+                    };
+                }
+                for q in batch.webhooks_queued {
+                    self.webhooks.insert(q.seq, q);
+                }
+                for n in batch.webhooks_done {
+                    self.webhooks.remove(&n);
+                }
+                StoreReply::Written { id }
+            }
+            StoreRequest::Expire { id, before, limit } => {
+                let before = timestamp_ms(before);
+                let mut old: Vec<(i64, String)> = self
+                    .tasks
+                    .iter()
+                    .filter(|(_, (_, at, terminal))| *terminal && *at < before)
+                    .map(|(k, (_, at, _))| (*at, k.clone()))
+                    .collect();
+                old.sort();
+                old.truncate(limit);
+                let gone: Vec<String> = old.into_iter().map(|(_, k)| k).collect();
+                for k in &gone {
+                    self.tasks.remove(k);
+                    self.messages.retain(|_, r| &r.task_id != k);
+                    let prefix = alloc::format!("{k}\u{0}");
+                    self.webhooks.retain(|_, q| !q.queue.starts_with(&prefix));
+                }
+                StoreReply::Expired { id, tasks: gone }
+            }
+        }
+    }
+}
