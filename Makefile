@@ -35,6 +35,8 @@ fmt-check:
 # Unit tests, doc tests and the golden vectors (proto, core, tests).
 unit:
 	$(CARGO) test
+	# The transport without its default `sqlite` feature still builds (a store file is then refused).
+	$(CARGO) check -p a2a-wire-smol --no-default-features
 
 # The v1.0 vectors against an independent implementation: Google's protobuf library with the
 # official Python SDK's generated classes (tests/python/protobuf_oracle.py).

@@ -1354,6 +1354,26 @@ a2a_result a2a_server_config_set_webhook_ca_file(struct a2a_server_config *confi
                                                  const char *path,
                                                  size_t path_len);
 
+// Keeps the tasks in the SQLite file at `path` (created if missing; a store written by an
+// older release is migrated when opened) instead of in memory, so that they outlive the
+// process; memory then holds the tasks in use plus a cache bounded by
+// `a2a_server_config_set_cache_bytes`. The file is opened by `a2a_server_start_with`
+// (`A2A_RESULT_IO` there when it cannot be). Threads: one at a time per config.
+a2a_result a2a_server_config_set_store_file(struct a2a_server_config *config,
+                                            const char *path,
+                                            size_t path_len);
+
+// With a store file: about how many bytes of idle tasks stay cached in memory (64 MiB
+// unless set; tasks with live calls, runs or streams are held whatever the size).
+// Threads: one at a time per config.
+a2a_result a2a_server_config_set_cache_bytes(struct a2a_server_config *config, size_t bytes);
+
+// Deletes each task in a terminal state (completed, canceled, failed, rejected) whose last
+// change is more than `millis` milliseconds old, with everything kept for it; afterwards it
+// answers as a task that never existed. Tasks not in a terminal state are never deleted.
+// 0 (the default) keeps every task. Threads: one at a time per config.
+a2a_result a2a_server_config_set_retention_ms(struct a2a_server_config *config, uint64_t millis);
+
 // Frees a config; NULL does nothing. Threads: any, once.
 void a2a_server_config_free(struct a2a_server_config *config);
 
@@ -1361,7 +1381,8 @@ void a2a_server_config_free(struct a2a_server_config *config);
 // its own, with the Agent Card `card_json` (v1.0 ProtoJSON) and `agent`. A card that lists
 // no `supportedInterfaces` gets six: JSON-RPC at `/a2a/jsonrpc`, HTTP+JSON at `/a2a/rest`
 // and gRPC at the address, in v1.0, and the same in v0.3 at `/a2a/v03/jsonrpc`,
-// `/a2a/v03/rest` and the address. Tasks are kept in memory. Returns once the server
+// `/a2a/v03/rest` and the address. Tasks are kept in memory (see
+// `a2a_server_config_set_store_file` for a file). Returns once the server
 // listens (port 0: a free port is found by binding it, then the server binds it again, so
 // another process may take it in between and the start fails with `A2A_RESULT_IO`).
 // Callbacks: see `a2a_start_callback`. Call from any thread.

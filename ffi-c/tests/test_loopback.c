@@ -193,6 +193,89 @@ static void *use_held_sink(void *arg) {
   return NULL;
 }
 
+/* A store file and retention: a completed task is gone (TASK_NOT_FOUND on every binding)
+ * within seconds while a task waiting for input stays, also after a restart on the file. */
+static int get_kind(a2a_client *c, const char *id) {
+  char params[256];
+  snprintf(params, sizeof params, "{\"id\":\"%s\"}", id);
+  a2a_bytes *r = NULL;
+  a2a_result res = a2a_client_call(c, A2A_METHOD_GET_TASK, (const uint8_t *)params, strlen(params), &r);
+  a2a_bytes_free(r);
+  return res == A2A_RESULT_OK ? -1 : (int)a2a_error_get_kind(a2a_error_last());
+}
+
+static void store_and_retention(a2a_agent *agent) {
+  char dir[] = "/tmp/a2a-wire-c-store-XXXXXX", path[128];
+  if (!mkdtemp(dir)) return;
+  snprintf(path, sizeof path, "%s/tasks.db", dir);
+  a2a_server_config *cfg = NULL;
+  CHECK_OK(a2a_server_config_new(&cfg));
+  CHECK_OK(a2a_server_config_set_store_file(cfg, path, strlen(path)));
+  CHECK_OK(a2a_server_config_set_cache_bytes(cfg, 0));
+  CHECK_OK(a2a_server_config_set_retention_ms(cfg, 1500));
+  CHECK_RESULT(a2a_server_config_set_store_file(cfg, S("")), A2A_RESULT_INVALID_ARGUMENT);
+  a2a_server *server = NULL;
+  CHECK_OK(a2a_server_start_with(S("127.0.0.1:0"), U(card), agent, cfg, &server));
+  if (!server) return;
+  char url[64];
+  a2a_str u = a2a_server_url(server);
+  snprintf(url, sizeof url, "%.*s", (int)u.len, u.data);
+  const char *bindings[] = {"JSONRPC", "HTTP+JSON", "GRPC"};
+  char done[3][128], waiting[3][128];
+  for (int b = 0; b < 3; b++) {
+    a2a_client *c = NULL;
+    CHECK_OK(a2a_client_connect(url, strlen(url), bindings[b], strlen(bindings[b]), S("1.0"), 10000, &c));
+    if (!c) return;
+    a2a_bytes *r = NULL;
+    CHECK_OK(a2a_client_send_text(c, S("hello"), &r));
+    id_of(r, done[b], sizeof done[b]);
+    a2a_bytes_free(r);
+    CHECK_OK(a2a_client_send_text(c, S("need-input"), &r));
+    id_of(r, waiting[b], sizeof waiting[b]);
+    a2a_bytes_free(r);
+    a2a_client_free(c);
+  }
+  for (int b = 0; b < 3; b++) {
+    a2a_client *c = NULL;
+    CHECK_OK(a2a_client_connect(url, strlen(url), bindings[b], strlen(bindings[b]), S("1.0"), 10000, &c));
+    if (!c) return;
+    int kind = -1;
+    for (int i = 0; i < 60 && (kind = get_kind(c, done[b])) == -1; i++) usleep(250 * 1000);
+    CHECK(kind == A2A_ERROR_KIND_TASK_NOT_FOUND, "%s: the completed task is deleted by retention (%d)", bindings[b], kind);
+    CHECK(get_kind(c, waiting[b]) == -1, "%s: the task waiting for input stays", bindings[b]);
+    a2a_client_free(c);
+  }
+  a2a_server_free(server);
+  /* The restart on the same file, without retention: the waiting tasks are still there. */
+  a2a_server_config *plain = NULL;
+  CHECK_OK(a2a_server_config_new(&plain));
+  CHECK_OK(a2a_server_config_set_store_file(plain, path, strlen(path)));
+  server = NULL;
+  CHECK_OK(a2a_server_start_with(S("127.0.0.1:0"), U(card), agent, plain, &server));
+  if (server) {
+    u = a2a_server_url(server);
+    snprintf(url, sizeof url, "%.*s", (int)u.len, u.data);
+    a2a_client *c = NULL;
+    CHECK_OK(a2a_client_connect(url, strlen(url), NULL, 0, NULL, 0, 10000, &c));
+    if (c) {
+      for (int b = 0; b < 3; b++) CHECK(get_kind(c, waiting[b]) == -1, "after the restart: %s", waiting[b]);
+      CHECK(get_kind(c, done[0]) == A2A_ERROR_KIND_TASK_NOT_FOUND, "a deleted task stays deleted");
+      a2a_client_free(c);
+    }
+    a2a_server_free(server);
+  }
+  /* A file that cannot be opened. */
+  CHECK_OK(a2a_server_config_set_store_file(plain, S("/nonexistent-dir/x/tasks.db")));
+  a2a_server *bad = NULL;
+  CHECK_RESULT(a2a_server_start_with(S("127.0.0.1:0"), U(card), agent, plain, &bad), A2A_RESULT_IO);
+  CHECK(bad == NULL && str_contains((a2a_str){last_message(), strlen(last_message())}, "tasks.db"), "the error names the file: %s", last_message());
+  a2a_server_config_free(plain);
+  a2a_server_config_free(cfg);
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd) != 0) printf("could not remove %s\n", dir);
+}
+
 int main(void) {
   a2a_agent agent = {.start = start, .cancel = cancel, .userdata = (void *)card};
   a2a_server *server = NULL;
@@ -227,6 +310,8 @@ int main(void) {
   a2a_client_free(c);
   pthread_t t;
   if (pthread_create(&t, NULL, use_held_sink, NULL) == 0) pthread_join(t, NULL);
+
+  store_and_retention(&agent);
 
   /* Bad starts. */
   a2a_server *bad = NULL;

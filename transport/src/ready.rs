@@ -116,9 +116,12 @@ impl ReadyOptions {
     pub fn open_store(&self) -> Result<crate::store::Store, ReadyError> {
         match &self.store {
             None => Ok(crate::store::Store::Memory(a2a_wire::engine::MemoryStore::new())),
+            #[cfg(feature = "sqlite")]
             Some(path) => crate::sqlite::SqliteStore::open(path)
                 .map(crate::store::Store::from)
                 .map_err(|e| ReadyError::Store(format!("the store {}: {e}", path.display()))),
+            #[cfg(not(feature = "sqlite"))]
+            Some(path) => Err(ReadyError::Store(format!("the store {}: built without the `sqlite` feature", path.display()))),
         }
     }
 

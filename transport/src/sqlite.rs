@@ -13,10 +13,14 @@
 //! task's version: a row whose version is not the one the batch was based on refuses the
 //! batch ([`StoreReply::Conflict`]). Commits never wait for the disk (WAL with
 //! `synchronous = NORMAL`: a killed process loses nothing it had answered; an OS crash may
-//! lose the last commits, never corrupt the file). The WAL stays bounded: an automatic
-//! checkpoint every [`CHECKPOINT_PAGES`] pages (on the store's thread, the only connection,
-//! so it completes and the WAL starts over) and a journal size limit of
-//! [`WAL_LIMIT_BYTES`] that truncates the file after it.
+//! lose the last commits, never corrupt the file). The WAL stays bounded without stalling
+//! commits: a checkpointer thread with its own connection copies committed pages into the
+//! database ([`CHECKPOINT_EVERY`] after a commit, a passive checkpoint that never blocks the
+//! writer), so the writer starts the WAL over when it finds everything copied. Under writes
+//! that never pause the writer may never find that; then its own automatic checkpoint at
+//! [`CHECKPOINT_PAGES`] pages finishes the few pages left (the store's thread is the only
+//! writer, so it completes) and the WAL starts over. A journal size limit of
+//! [`WAL_LIMIT_BYTES`] truncates the file when it starts over.
 //!
 //! Rows hold the protobuf encoding of the v1.0 model (compact, and the same bytes the gRPC
 //! binding uses) plus the columns queries need; the ids of closed artifacts are a JSON array,
@@ -36,8 +40,13 @@ use std::time::{Duration, Instant};
 
 const SCHEMA_VERSION: i64 = 3;
 
-/// WAL pages after which a commit checkpoints (4 KiB pages: about 16 MiB).
+/// WAL pages after which a commit checkpoints on the writer itself (4 KiB pages: about
+/// 16 MiB), when the checkpointer thread has not let the WAL start over before.
 pub const CHECKPOINT_PAGES: i64 = 4096;
+
+/// How long after a commit the checkpointer thread copies the WAL into the database (commits
+/// in between share one checkpoint).
+pub const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 
 /// What the WAL file is cut back to after a checkpoint.
 pub const WAL_LIMIT_BYTES: i64 = 32 << 20;
@@ -119,6 +128,28 @@ pub struct SqliteStore {
     writes_failed: u64,
     /// The last list count: its filter, its arguments and the count (cleared by every write).
     count_memo: Option<(String, Vec<rusqlite::types::Value>, i64)>,
+    /// Wakes the checkpointer thread after a commit (None: a database in memory). Dropping it
+    /// ends the thread.
+    checkpointer: Option<std::sync::mpsc::SyncSender<()>>,
+}
+
+/// The checkpointer thread: after each wake-up (a commit), waits [`CHECKPOINT_EVERY`] and
+/// runs a passive checkpoint on its own connection; ends when the store is dropped. A
+/// checkpoint that fails is left to the next one and to the writer's own.
+fn spawn_checkpointer(path: &Path) -> Result<std::sync::mpsc::SyncSender<()>, StoreError> {
+    let db = Connection::open(path).map_err(db_error)?;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+    std::thread::Builder::new()
+        .name(String::from("a2a-sqlite-checkpoint"))
+        .spawn(move || {
+            while rx.recv().is_ok() {
+                std::thread::sleep(CHECKPOINT_EVERY);
+                while rx.try_recv().is_ok() {}
+                let _ = db.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+            }
+        })
+        .map_err(|e| StoreError(format!("the checkpointer thread: {e}")))?;
+    Ok(tx)
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -193,7 +224,8 @@ impl ListSql {
 impl SqliteStore {
     /// Opens (or creates) the file, creating or migrating the schema. Reads no task.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
-        let store = Self::with_connection(Connection::open(path.as_ref()).map_err(db_error)?)?;
+        let mut store = Self::with_connection(Connection::open(path.as_ref()).map_err(db_error)?)?;
+        store.checkpointer = Some(spawn_checkpointer(path.as_ref())?);
         store.db.pragma_update(None, "wal_autocheckpoint", CHECKPOINT_PAGES).map_err(db_error)?;
         store.db.pragma_update(None, "journal_size_limit", WAL_LIMIT_BYTES).map_err(db_error)?;
         Ok(store)
@@ -248,7 +280,7 @@ impl SqliteStore {
                 return Err(StoreError(format!("the file has schema version {v}; this build reads version {SCHEMA_VERSION}")));
             }
         }
-        Ok(SqliteStore { db, failed_at: None, writes_failed: 0, count_memo: None })
+        Ok(SqliteStore { db, failed_at: None, writes_failed: 0, count_memo: None, checkpointer: None })
     }
 
     fn load(&mut self, ids: &[String], keys: &[String]) -> Result<(Vec<StoredTask>, Vec<(String, MessageRecord)>), StoreError> {
@@ -297,6 +329,14 @@ impl SqliteStore {
             tasks.push(decode_row(row.map_err(db_error)?)?);
         }
         Ok((tasks, usize::try_from(total).unwrap_or(0)))
+    }
+
+    /// Wakes the checkpointer after a commit.
+    fn committed(&self) {
+        if let Some(c) = &self.checkpointer {
+            // Full: a wake-up is already pending, which covers this commit too.
+            let _ = c.try_send(());
+        }
     }
 
     /// Writes the batch in one transaction; `Ok(Err(ids))` when versions do not match.
@@ -388,6 +428,7 @@ impl SqliteStore {
             }
         }
         tx.commit()?;
+        self.committed();
         Ok(Ok(()))
     }
 
@@ -413,6 +454,7 @@ impl SqliteStore {
             }
         }
         tx.commit().map_err(db_error)?;
+        self.committed();
         Ok(ids)
     }
 
@@ -810,6 +852,39 @@ mod tests {
         assert!(matches!(write(&mut s, put(stored("t1"), 0)), StoreReply::Failed { .. }));
         s.failed_at = Instant::now().checked_sub(RETRY_AFTER_FAILURE);
         assert!(matches!(write(&mut s, put(stored("t1"), 0)), StoreReply::Written { .. }));
+    }
+
+    /// Frames in the WAL (from another connection, whose passive checkpoint reports them).
+    fn wal_frames(path: &Path) -> i64 {
+        let db = Connection::open(path).unwrap();
+        db.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get(1)).unwrap()
+    }
+
+    /// Frames in the WAL after 300 writes, a pause and one more write.
+    fn frames_after_a_pause(with_checkpointer: bool) -> i64 {
+        let path = temp(line!() + u32::from(with_checkpointer));
+        let mut s = SqliteStore::open(&path).unwrap();
+        if !with_checkpointer {
+            s.checkpointer = None;
+        }
+        for i in 0..300 {
+            assert!(matches!(write(&mut s, put(stored(&format!("t{i}")), 0)), StoreReply::Written { .. }));
+        }
+        std::thread::sleep(CHECKPOINT_EVERY * 4);
+        assert!(matches!(write(&mut s, put(stored("last"), 0)), StoreReply::Written { .. }));
+        let frames = wal_frames(&path);
+        drop(s);
+        let _ = std::fs::remove_file(&path);
+        frames
+    }
+
+    #[test]
+    fn the_checkpointer_thread_lets_the_wal_start_over_without_the_writer_checkpointing() {
+        // Far fewer frames than the writer's own checkpoint waits for.
+        let without = frames_after_a_pause(false);
+        assert!(without > 300 && without < CHECKPOINT_PAGES, "{without} frames");
+        let with = frames_after_a_pause(true);
+        assert!(with < 50, "the WAL started over: {with} frames (without the thread: {without})");
     }
 
     #[test]

@@ -35,6 +35,7 @@ impl From<MemoryStore> for Store {
     }
 }
 
+#[cfg(feature = "sqlite")]
 impl From<crate::sqlite::SqliteStore> for Store {
     fn from(s: crate::sqlite::SqliteStore) -> Self {
         Store::External(Box::new(s))

@@ -1,4 +1,5 @@
 //! What the `a2a-wire` command's tests share: starting `a2a-wire serve` and stopping it.
+#![allow(dead_code)] // each test crate uses its own part of this module
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};

@@ -42,6 +42,7 @@ use crate::webhook::Queued;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::mem::size_of;
 
 /// Identifies one store request; its reply names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -298,6 +299,8 @@ pub struct Cache {
     order: BTreeMap<u64, String>,
     tick: u64,
     bytes: usize,
+    /// What the cached message records cost ([`message_cost`]).
+    message_bytes: usize,
     limit: usize,
     /// Ids the store said it does not hold, while calls that asked are parked.
     pub(crate) absent: BTreeSet<String>,
@@ -316,13 +319,44 @@ pub(crate) struct Entry {
     tick: u64,
 }
 
-/// What a cached task costs: its protobuf size plus the bookkeeping around it.
+/// What a cached task costs in memory: the heap its task, record and configs hold
+/// ([`super::heap`]), the values themselves, and the bookkeeping around it (its entry in the
+/// id map, its place in the eviction order and the two copies of its id they keep).
 fn cost(t: &StoredTask) -> usize {
-    use prost::Message as _;
-    t.record.task.encoded_len() + t.push_configs.iter().map(|p| p.config.encoded_len()).sum::<usize>() + 256
+    use super::heap;
+    let id = heap::string(&t.record.task.id);
+    size_of::<Entry>()
+        + heap::task(&t.record.task)
+        + heap::block(t.record.closed_artifacts.capacity() * size_of::<String>())
+        + t.record.closed_artifacts.iter().map(heap::string).sum::<usize>()
+        + heap::string(&t.tenant)
+        + t.owner.as_ref().map_or(0, heap::string)
+        + heap::block(t.push_configs.capacity() * size_of::<super::PushConfig>())
+        + t.push_configs.iter().map(|p| heap::push_config(&p.config)).sum::<usize>()
+        // The id map's slot (a key and a value, at most 7/8 full) and the order's entry.
+        + (size_of::<String>() + size_of::<Entry>()) / 7
+        + size_of::<String>()
+        + heap::map_entry::<u64, String>()
+        + 2 * id
+}
+
+/// What a cached message-index record costs in memory (its map entry, key and strings).
+fn message_cost(key: &str, r: &MessageRecord) -> usize {
+    use super::heap::{block, string};
+    super::heap::map_entry::<String, MessageRecord>()
+        + block(key.len())
+        + string(&r.task_id)
+        + string(&r.sent_task_id)
+        + string(&r.sent_context_id)
 }
 
 impl Cache {
+    /// What `task` counts against the cache's bound: an estimate of the memory it takes in
+    /// the cache (its heap blocks with the allocator's rounding, and the cache's bookkeeping).
+    pub fn task_cost(task: &StoredTask) -> usize {
+        cost(task)
+    }
+
     /// An empty working set whose cache of idle tasks holds about `limit` bytes.
     pub fn new(limit: usize, seed: u64) -> Self {
         Cache {
@@ -331,6 +365,7 @@ impl Cache {
             order: BTreeMap::new(),
             tick: 0,
             bytes: 0,
+            message_bytes: 0,
             limit,
             absent: BTreeSet::new(),
             absent_messages: BTreeSet::new(),
@@ -437,15 +472,37 @@ impl Cache {
     }
 
     pub(crate) fn forget_message(&mut self, key: &str) {
-        self.messages.remove(key);
+        self.uncache_message(key);
         self.dirty_messages.insert(String::from(key), None);
+    }
+
+    /// Keeps a message record known to be stored (counted against the bound).
+    pub(crate) fn cache_message(&mut self, key: String, record: MessageRecord) {
+        let cost = message_cost(&key, &record);
+        if let Some(old) = self.messages.insert(key.clone(), record) {
+            self.message_bytes -= message_cost(&key, &old);
+        }
+        self.message_bytes += cost;
+    }
+
+    fn uncache_message(&mut self, key: &str) {
+        if let Some((k, r)) = self.messages.remove_entry(key) {
+            self.message_bytes -= message_cost(&k, &r);
+        }
     }
 
     /// Evicts the least recently used tasks for which `keep` is false and that have no
     /// unwritten change, until the cache is within its bound (or only kept tasks are left).
+    /// Message records take at most a quarter of the bound, tasks the rest.
     pub(crate) fn evict(&mut self, keep: impl Fn(&str) -> bool, writing: &BTreeSet<String>) {
+        let message_limit = self.limit / 4;
+        while self.message_bytes > message_limit {
+            let Some((k, r)) = self.messages.pop_first() else { break };
+            self.message_bytes -= message_cost(&k, &r);
+        }
+        let task_limit = self.limit - self.message_bytes;
         let mut passes = self.order.len();
-        while self.bytes > self.limit && passes > 0 {
+        while self.bytes > task_limit && passes > 0 {
             passes -= 1;
             let Some((_, id)) = self.order.pop_first() else { break };
             if keep(&id) || self.dirty.contains(&id) || writing.contains(&id) {
@@ -460,11 +517,6 @@ impl Cache {
                 self.bytes -= e.bytes;
             }
             self.tasks.remove(&id);
-        }
-        // Message records are small; keep at most as many as the task bound would hold.
-        let max_messages = (self.limit / 128).max(64);
-        while self.messages.len() > max_messages {
-            self.messages.pop_first();
         }
     }
 
@@ -483,7 +535,7 @@ impl Cache {
         }
         for (k, change) in core::mem::take(&mut self.dirty_messages) {
             if let Some(r) = &change {
-                self.messages.insert(k.clone(), r.clone());
+                self.cache_message(k.clone(), r.clone());
             }
             batch.messages.push((k, change));
         }

@@ -84,6 +84,7 @@
 mod calls;
 mod events;
 pub mod external;
+mod heap;
 mod ids;
 mod runs;
 mod store;

@@ -318,7 +318,7 @@ impl Engine {
                     }
                     for (k, r) in messages {
                         if asked_keys.contains(&k) && !cache.dirty_messages.contains_key(&k) {
-                            cache.messages.insert(k, r);
+                            cache.cache_message(k, r);
                         }
                     }
                     for k in &asked_keys {
