@@ -167,12 +167,13 @@ def stored_counts(builds):
             finally:
                 proc.kill()
                 proc.wait()
+            # Before any connection of ours: closing the last one checkpoints and removes it.
+            wal_killed = size_mib(f"{db}-wal")
             con = sqlite3.connect(db)
             have = con.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
             oldest = con.execute("SELECT id FROM tasks ORDER BY rowid LIMIT 1").fetchone()[0]
             sample = [r[0] for r in con.execute("SELECT id FROM tasks ORDER BY random() LIMIT 2000")]
             con.close()
-            wal_killed = size_mib(f"{db}-wal")
             # The restart.
             port = srv.free_port()
             t = time.monotonic()
