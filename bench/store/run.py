@@ -146,7 +146,7 @@ def stored_counts(builds):
                 srv.wait_card(port, proc)
                 t = time.monotonic()
                 cmd = srv.pin(1, ["wrk", "-t1", "-c8", "-d600s", "--timeout", "5s", "-s", str(FILL_LUA),
-                                  f"http://127.0.0.1:{port}/a2a/jsonrpc", "--", str(count - have), f"fill{count}"])
+                                  f"http://127.0.0.1:{port}/a2a/jsonrpc", "--", f"fill{count}"])
                 # wrk has no way to stop after N answers, so it runs until the file holds the
                 # count (MAX(rowid): rows only grow while filling), then is stopped.
                 load = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
