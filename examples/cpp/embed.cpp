@@ -1,11 +1,17 @@
 // The demo echo agent served through cpp-httplib with a2a-wire's sans-IO service:
-// `embed 127.0.0.1:PORT`. httplib does the HTTP; every A2A decision is the library's.
+// `embed 127.0.0.1:PORT [--store memory|FILE] [--cache-mb N] [--retain-ms N]`. httplib does
+// the HTTP; every A2A decision is the library's.
 // "need-input" asks a question (a follow-up completes it), "slow" streams three chunks,
 // "message-only" replies with a message, anything else is echoed as an artifact.
 //
 // The service handle is used by one thread at a time, so one mutex guards it (and all the
 // state below). Each request registers a slot for its call id; draining the service routes
 // answers and stream outputs to the slots, where the request's thread picks them up.
+//
+// With --store the service keeps its tasks in a store this program answers for: in memory
+// or in a SQLite file (the one `a2a-wire serve --store FILE` uses). The service asks with
+// STORE outputs; one store thread answers them in order, outside the lock (store IO
+// blocks), and feeds each reply back. Calls that wait for the store are parked meanwhile.
 #include <a2a_wire.h>
 #include <httplib.h>
 
@@ -53,6 +59,10 @@ std::map<uint64_t, std::shared_ptr<Slot>> slots;  // by call id
 std::map<uint64_t, Run> runs;                     // by run id
 std::deque<a2a_output *> to_start;                // START_RUN outputs, acted on after the drain
 bool stopping = false;
+a2a_store *store = nullptr;             // with --store
+std::deque<a2a_output *> store_queue;   // STORE outputs for the store thread, in order
+std::condition_variable store_wake;
+bool store_stop = false;
 
 int64_t now_ms() {
   using namespace std::chrono;
@@ -145,6 +155,10 @@ void carry_out(a2a_output *o) {  // lock held; takes `o`
       if (it != runs.end()) it->second.canceled = true;
       break;
     }
+    case A2A_OUTPUT_KIND_STORE:  // comes only with --store
+      store_queue.push_back(o);
+      store_wake.notify_one();
+      return;
     case A2A_OUTPUT_KIND_SEND_WEBHOOK:
       a2a_service_handle_webhook_result(svc, a2a_output_delivery_id(o), A2A_WEBHOOK_OUTCOME_REFUSED, 0,
                                         S("this example sends no webhooks"), now_ms());
@@ -183,6 +197,27 @@ void timer_loop() {  // calls a2a_service_handle_timeout when the service's dead
       a2a_service_handle_timeout(svc, now_ms());
       drain();
     }
+  }
+}
+
+void store_loop() {  // the store thread: answers STORE outputs in the order they came
+  std::unique_lock<std::mutex> lock(mu);
+  for (;;) {
+    store_wake.wait(lock, [] { return !store_queue.empty() || store_stop; });
+    if (store_queue.empty()) return;  // stopping, and nothing is left to write
+    a2a_output *o = store_queue.front();
+    store_queue.pop_front();
+    lock.unlock();
+    a2a_store_reply *reply = nullptr;  // the store's IO, without the lock
+    a2a_result r = a2a_store_answer(store, o, &reply);
+    a2a_output_free(o);
+    lock.lock();
+    if (r != A2A_RESULT_OK) {  // cannot happen for a STORE output; say so if it does
+      fprintf(stderr, "store: %s\n", str(a2a_error_message(a2a_error_last())).c_str());
+      continue;
+    }
+    a2a_service_handle_store(svc, reply, now_ms());  // takes `reply`
+    drain();  // the calls that waited for it go on (and may ask the store again)
   }
 }
 
@@ -263,10 +298,29 @@ void serve(const httplib::Request &req, httplib::Response &res) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::string addr = argc == 2 ? argv[1] : "";
+  std::string addr, store_arg;
+  long long cache_mb = 64, retain_ms = 0;
+  bool bad = false;
+  for (int i = 1; i < argc && !bad; i++) {
+    std::string a = argv[i];
+    bool has_value = i + 1 < argc;
+    char *end = nullptr;
+    if (a == "--store" && has_value) {
+      store_arg = argv[++i];
+      bad = store_arg.empty();
+    } else if ((a == "--cache-mb" || a == "--retain-ms") && has_value) {
+      long long v = strtoll(argv[++i], &end, 10);
+      bad = *argv[i] == '\0' || *end != '\0' || v < 0 || v > (1LL << 40);
+      (a == "--cache-mb" ? cache_mb : retain_ms) = v;
+    } else if (addr.empty() && a.rfind("--", 0) != 0) {
+      addr = a;
+    } else {
+      bad = true;
+    }
+  }
   size_t colon = addr.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == addr.size())
-    return fprintf(stderr, "usage: %s 127.0.0.1:PORT\n", argv[0]), 2;
+  if (bad || colon == std::string::npos || colon == 0 || colon + 1 == addr.size())
+    return fprintf(stderr, "usage: %s 127.0.0.1:PORT [--store memory|FILE] [--cache-mb N] [--retain-ms N]\n", argv[0]), 2;
   std::string host = addr.substr(0, colon);
   if (host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);  // [::1]:PORT
   int port = atoi(addr.c_str() + colon + 1);
@@ -289,8 +343,23 @@ int main(int argc, char **argv) {
     "],\"capabilities\":{\"streaming\":true},\"defaultInputModes\":[\"text/plain\"],\"defaultOutputModes\":"
     "[\"text/plain\"],\"skills\":[{\"id\":\"echo\",\"name\":\"Echo\",\"description\":\"Echoes the text of a message\","
     "\"tags\":[\"echo\"]}]}";
-  if (a2a_service_new(bytes(card), card.size(), nullptr, 0, 0, now_ms(), &svc) != A2A_RESULT_OK)
-    return fprintf(stderr, "bad card: %s\n", str(a2a_error_message(a2a_error_last())).c_str()), 1;
+  auto failed = [](const char *what) {
+    fprintf(stderr, "%s: %s\n", what, str(a2a_error_message(a2a_error_last())).c_str());
+    a2a_store_free(store);
+    return 1;
+  };
+  if (!store_arg.empty()) {
+    a2a_result r = store_arg == "memory" ? a2a_store_new_memory(&store)
+                                         : a2a_store_open_sqlite(store_arg.data(), store_arg.size(), &store);
+    if (r != A2A_RESULT_OK) return failed("cannot open the store");
+  }
+  a2a_service_config *config = nullptr;
+  if (a2a_service_config_new(bytes(card), card.size(), &config) != A2A_RESULT_OK) return failed("bad card");
+  if (store) a2a_service_config_set_external_store(config, size_t(cache_mb) << 20);
+  a2a_service_config_set_retention_ms(config, uint64_t(retain_ms));
+  a2a_result made = a2a_service_new_with(config, now_ms(), &svc);
+  a2a_service_config_free(config);
+  if (made != A2A_RESULT_OK) return failed("bad card");
 
   httplib::Server server;
   server.new_task_queue = [] { return new httplib::ThreadPool(32); };  // a thread per connection
@@ -307,9 +376,11 @@ int main(int argc, char **argv) {
     listening = sock;
   });
   if (!server.bind_to_port(host, port) || listen(listening, SOMAXCONN) != 0) {
-    a2a_service_free(svc);
+    a2a_service_free(svc), a2a_store_free(store);
     return fprintf(stderr, "cannot listen on %s\n", addr.c_str()), 1;
   }
+  std::thread store_thread;
+  if (store) store_thread = std::thread(store_loop);
   std::thread listener([&] { server.listen_after_bind(); });
   std::thread timer(timer_loop);
   printf("serving %s\n", base.c_str()), fflush(stdout);
@@ -336,6 +407,16 @@ int main(int argc, char **argv) {
   server.stop();  // ends the streams still open (their clients are told they are gone)
   listener.join();
   timer.join();
+  if (store) {
+    // Writes still on their way land before the store closes: wait until none is pending.
+    std::unique_lock<std::mutex> lock(mu);
+    changed.wait_for(lock, 5s, [] { return a2a_service_is_idle(svc); });
+    store_stop = true;
+    store_wake.notify_one();
+    lock.unlock();
+    store_thread.join();
+  }
   a2a_service_free(svc);
+  a2a_store_free(store);
   return 0;
 }

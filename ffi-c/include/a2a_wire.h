@@ -233,6 +233,10 @@ enum a2a_output_kind
   // Attempt a webhook delivery (POST `a2a_output_url` with the headers and body), then
   // `a2a_service_handle_webhook_result`. Apply an SSRF guard and a time limit.
   A2A_OUTPUT_KIND_SEND_WEBHOOK = 8,
+  // Answer this store request (only with `a2a_service_config_set_external_store`): give
+  // the output to `a2a_store_answer` (on a thread of your own: it may block), then the
+  // reply to `a2a_service_handle_store`. Answer store requests in the order they came.
+  A2A_OUTPUT_KIND_STORE = 9,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -516,6 +520,15 @@ typedef struct a2a_sink a2a_sink;
 
 // One step of an exchange. Free it with `a2a_step_free`.
 typedef struct a2a_step a2a_step;
+
+// A task store: in memory (`a2a_store_new_memory`) or a SQLite file
+// (`a2a_store_open_sqlite`). Free with `a2a_store_free`. Threads: one at a time per store
+// (it may move between threads); its calls may block on disk IO.
+typedef struct a2a_store a2a_store;
+
+// A store's answer to one STORE output, for `a2a_service_handle_store` (which takes it) or
+// `a2a_store_reply_free`. Threads: any.
+typedef struct a2a_store_reply a2a_store_reply;
 
 // The events of one stream. Free it with `a2a_stream_free` (closing the connection if the
 // stream is not over).
@@ -1497,6 +1510,21 @@ a2a_result a2a_service_config_set_extended_card(struct a2a_service_config *confi
                                                 const uint8_t *card_json,
                                                 size_t card_json_len);
 
+// Keeps the tasks in a store the host answers for (`A2A_OUTPUT_KIND_STORE` outputs, the
+// first of them before any other output) instead of in the service's memory, which then
+// holds the tasks with live calls, runs or streams plus a cache of about `cache_bytes`
+// bytes of others (0: none). Answer with an `a2a_store` (`a2a_store_new_memory`,
+// `a2a_store_open_sqlite`) on a thread of your own. Threads: one at a time per config.
+a2a_result a2a_service_config_set_external_store(struct a2a_service_config *config,
+                                                 size_t cache_bytes);
+
+// Deletes each task in a terminal state (completed, canceled, failed, rejected) whose last
+// change is more than `millis` milliseconds old, with everything kept for it; afterwards it
+// answers as a task that never existed. Tasks not in a terminal state are never deleted.
+// 0 (the default) keeps every task. Needs `a2a_service_handle_timeout` when
+// `a2a_service_poll_timeout` says. Threads: one at a time per config.
+a2a_result a2a_service_config_set_retention_ms(struct a2a_service_config *config, uint64_t millis);
+
 // Frees a config; NULL does nothing. Threads: any, once.
 void a2a_service_config_free(struct a2a_service_config *config);
 
@@ -1677,7 +1705,8 @@ a2a_result a2a_webhook_address_is_non_public(const char *ip, size_t ip_len, bool
 // Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_shutdown(struct a2a_service *service);
 
-// True when no call is open, no output waits and no webhook is pending (false for NULL).
+// True when no call is open, no output waits, no webhook is pending and no store request
+// waits for its reply (false for NULL): a host with a store stops after this is true.
 // Threads: one at a time per service (it may move between threads).
 bool a2a_service_is_idle(const struct a2a_service *service);
 
@@ -1833,6 +1862,39 @@ a2a_result a2a_card_verify(const uint8_t *card_json,
                            const struct a2a_card_keys *keys,
                            uint32_t flags,
                            struct a2a_bytes **verified_json_out);
+
+// A store holding every task in this process's memory, for a host that wants the bounded
+// working set without a database, and for tests. Threads: any.
+a2a_result a2a_store_new_memory(struct a2a_store **store_out);
+
+// Opens (or creates) the SQLite task store at `path`; a store written by an older release
+// is migrated. It is the file the ready server's `a2a_server_config_set_store_file` uses.
+// `A2A_RESULT_IO` when it cannot be opened. Threads: any.
+a2a_result a2a_store_open_sqlite(const char *path, size_t path_len, struct a2a_store **store_out);
+
+// Frees a store (a SQLite file is closed); NULL does nothing. Threads: any, once.
+void a2a_store_free(struct a2a_store *store);
+
+// Carries out the request of the STORE output `output` on `store` and puts the reply in
+// `*reply_out`. This takes the request out of `output` (free `output` as usual; a second
+// call on it is `A2A_RESULT_INVALID_ARGUMENT`, as is an output of another kind). A store
+// that fails (a disk error) still answers: the reply says so and the service answers the
+// calls that depended on it with an error. Blocks for the store's IO; call it on a thread
+// of your own, for the requests in the order they came out. Threads: one at a time per
+// store and per output.
+a2a_result a2a_store_answer(struct a2a_store *store,
+                            struct a2a_output *output,
+                            struct a2a_store_reply **reply_out);
+
+// Feeds a store's reply to the service and frees the reply (also when this fails). Then
+// drain the outputs: answers that waited for the store come out.
+// Threads: one at a time per service (it may move between threads).
+a2a_result a2a_service_handle_store(struct a2a_service *service,
+                                    struct a2a_store_reply *reply,
+                                    int64_t now_ms);
+
+// Frees a reply not fed to a service; NULL does nothing. Threads: any, once.
+void a2a_store_reply_free(struct a2a_store_reply *reply);
 
 // Decodes (and validates) a Task from `input` in `format` (an `a2a_format`) into
 // `*task_out`; free it with `a2a_task_free`.

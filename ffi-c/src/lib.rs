@@ -33,6 +33,7 @@ pub mod receiver;
 pub mod server;
 pub mod service;
 pub mod signing;
+pub mod store;
 pub mod typed;
 
 pub use error::a2a_error;

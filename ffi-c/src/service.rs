@@ -10,7 +10,7 @@ use crate::{
     a2a_error, a2a_header, a2a_result, a2a_str, arg, arg_mut, box_out, bytes_arg, guard, guard_value, invalid, out, str_arg, timestamp,
 };
 use a2a::codec::json;
-use a2a::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
+use a2a::engine::{AgentEvent, Cache, CallId, MemoryStore, RunEnd, RunId, Storage};
 use a2a::error::{A2aError, ErrorKind};
 use a2a::http::{HttpRequest, HttpResponse};
 use a2a::service::{Output, Service, ServiceConfig};
@@ -40,6 +40,10 @@ pub enum a2a_output_kind {
     /// Attempt a webhook delivery (POST `a2a_output_url` with the headers and body), then
     /// `a2a_service_handle_webhook_result`. Apply an SSRF guard and a time limit.
     SendWebhook = 8,
+    /// Answer this store request (only with `a2a_service_config_set_external_store`): give
+    /// the output to `a2a_store_answer` (on a thread of your own: it may block), then the
+    /// reply to `a2a_service_handle_store`. Answer store requests in the order they came.
+    Store = 9,
 }
 
 /// How a webhook attempt went (`a2a_service_handle_webhook_result`).
@@ -243,7 +247,7 @@ pub(crate) fn status_event(state: u32, message: Option<v1::Message>) -> Result<A
 
 /// The sans-IO server. Create with `a2a_service_new`, free with `a2a_service_free`.
 pub struct a2a_service {
-    inner: Service,
+    pub(crate) inner: Service,
     /// Random, so that message ids made by the `_text` helpers differ between services.
     message_prefix: u64,
     next_message: u64,
@@ -286,7 +290,7 @@ pub extern "C" fn a2a_service_new(
         if !ext.is_empty() {
             config.extended_card = Some(read_card(ext)?);
         }
-        new_service(config, flags, now_ms, o)
+        new_service(config, Storage::Memory(MemoryStore::new()), flags, now_ms, o)
     })
 }
 
@@ -299,6 +303,9 @@ pub struct a2a_service_config {
     extended_card: Option<v1::AgentCard>,
     extended_cards: std::collections::BTreeMap<String, v1::AgentCard>,
     flags: u32,
+    /// With an external store: the cache bound in bytes.
+    external_store: Option<usize>,
+    retention: Option<std::time::Duration>,
 }
 
 /// A config serving the Agent Card `card_json` (v1.0 ProtoJSON, checked now:
@@ -313,7 +320,17 @@ pub extern "C" fn a2a_service_config_new(
     guard(|| {
         let o = out(config_out, "config_out")?;
         let card = read_card(bytes_arg(card_json, card_json_len, "card_json")?)?;
-        box_out(o, a2a_service_config { card, extended_card: None, extended_cards: Default::default(), flags: 0 });
+        box_out(
+            o,
+            a2a_service_config {
+                card,
+                extended_card: None,
+                extended_cards: Default::default(),
+                flags: 0,
+                external_store: None,
+                retention: None,
+            },
+        );
         Ok(())
     })
 }
@@ -359,6 +376,32 @@ pub extern "C" fn a2a_service_config_set_extended_card(
     })
 }
 
+/// Keeps the tasks in a store the host answers for (`A2A_OUTPUT_KIND_STORE` outputs, the
+/// first of them before any other output) instead of in the service's memory, which then
+/// holds the tasks with live calls, runs or streams plus a cache of about `cache_bytes`
+/// bytes of others (0: none). Answer with an `a2a_store` (`a2a_store_new_memory`,
+/// `a2a_store_open_sqlite`) on a thread of your own. Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_service_config_set_external_store(config: *mut a2a_service_config, cache_bytes: usize) -> a2a_result {
+    guard(|| {
+        arg_mut(config, "config")?.external_store = Some(cache_bytes);
+        Ok(())
+    })
+}
+
+/// Deletes each task in a terminal state (completed, canceled, failed, rejected) whose last
+/// change is more than `millis` milliseconds old, with everything kept for it; afterwards it
+/// answers as a task that never existed. Tasks not in a terminal state are never deleted.
+/// 0 (the default) keeps every task. Needs `a2a_service_handle_timeout` when
+/// `a2a_service_poll_timeout` says. Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_service_config_set_retention_ms(config: *mut a2a_service_config, millis: u64) -> a2a_result {
+    guard(|| {
+        arg_mut(config, "config")?.retention = (millis > 0).then(|| std::time::Duration::from_millis(millis));
+        Ok(())
+    })
+}
+
 /// Frees a config; NULL does nothing. Threads: any, once.
 #[no_mangle]
 pub extern "C" fn a2a_service_config_free(config: *mut a2a_service_config) {
@@ -375,15 +418,22 @@ pub extern "C" fn a2a_service_new_with(config: *const a2a_service_config, now_ms
         let mut sc = ServiceConfig::new(c.card.clone());
         sc.extended_card = c.extended_card.clone();
         sc.extended_cards = c.extended_cards.clone();
-        new_service(sc, c.flags, now_ms, o)
+        sc.engine.retention = c.retention;
+        let store = match c.external_store {
+            None => Storage::Memory(MemoryStore::new()),
+            Some(bytes) => {
+                sc.engine.cache_bytes = bytes;
+                Storage::External(Cache::new(bytes, random_key()? as u64))
+            }
+        };
+        new_service(sc, store, c.flags, now_ms, o)
     })
 }
 
-fn new_service(mut config: ServiceConfig, flags: u32, now_ms: i64, o: &mut *mut a2a_service) -> Result<(), a2a_error> {
+fn new_service(mut config: ServiceConfig, store: Storage, flags: u32, now_ms: i64, o: &mut *mut a2a_service) -> Result<(), a2a_error> {
     config.authenticate = flags & A2A_SERVICE_AUTHENTICATE != 0;
     config.engine.dedup_message_ids = flags & A2A_SERVICE_DEDUP_MESSAGE_IDS != 0;
-    let service =
-        Service::new(config, MemoryStore::new(), random_key()?, timestamp(now_ms)).map_err(|e| a2a_error::local(a2a_result::Card, e.0))?;
+    let service = Service::new(config, store, random_key()?, timestamp(now_ms)).map_err(|e| a2a_error::local(a2a_result::Card, e.0))?;
     let message_prefix = random_key()? as u64;
     box_out(o, a2a_service { inner: service, message_prefix, next_message: 0 });
     Ok(())
@@ -781,7 +831,8 @@ pub extern "C" fn a2a_service_shutdown(service: *mut a2a_service) -> a2a_result 
     })
 }
 
-/// True when no call is open, no output waits and no webhook is pending (false for NULL).
+/// True when no call is open, no output waits, no webhook is pending and no store request
+/// waits for its reply (false for NULL): a host with a store stops after this is true.
 /// Threads: one at a time per service (it may move between threads).
 #[no_mangle]
 pub extern "C" fn a2a_service_is_idle(service: *const a2a_service) -> bool {
@@ -809,8 +860,10 @@ pub extern "C" fn a2a_service_poll_output(service: *mut a2a_service, output_out:
 
 /// One output of the service. Free it with `a2a_output_free`; any thread.
 pub struct a2a_output {
-    inner: Output,
+    pub(crate) inner: Output,
     run: Option<a2a_run>,
+    /// A STORE output's request was handed to a store.
+    pub(crate) store_taken: bool,
 }
 
 impl a2a_output {
@@ -831,7 +884,7 @@ impl a2a_output {
             }
             _ => None,
         };
-        a2a_output { inner, run }
+        a2a_output { inner, run, store_taken: false }
     }
 
     fn response(&self) -> Option<&HttpResponse> {
@@ -876,6 +929,7 @@ pub extern "C" fn a2a_output_get_kind(output: *const a2a_output) -> u32 {
                 Output::StartRun(_) => a2a_output_kind::StartRun,
                 Output::CancelRun { .. } => a2a_output_kind::CancelRun,
                 Output::SendWebhook(_) => a2a_output_kind::SendWebhook,
+                Output::Store(_) => a2a_output_kind::Store,
                 // An output kind added to the core later: 0, which no host handles.
                 _ => return 0,
             }) as u32

@@ -8,7 +8,8 @@
 # 2. the examples (C, and the C++ embedding with g++) built through CMake's find_package,
 #    dynamically and statically; the C agent and client talk over loopback;
 # 3. the C tests, the C agent and the C++ embedding under AddressSanitizer +
-#    UndefinedBehaviorSanitizer (the official Python SDK's checks run against both servers);
+#    UndefinedBehaviorSanitizer (the official Python SDK's checks run against both servers;
+#    the embedding also with its own store: a SQLite file and memory, store_checks.py);
 # 4. two principals on the ready server with bearer tokens (test_isolation.c and the
 #    two-principal matrix), dynamic and under the sanitizers;
 # 5. TLS: the ready server and client with a test CA, and the official Python SDK's client
@@ -122,6 +123,12 @@ gcc $CFLAGS $SAN $CFLAGS_PC "$ROOT/examples/c/agent.c" $LIBS_PC -Wl,-rpath,"$PRE
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON,GRPC --log "$B/sdk-agent.log" -- "$B/agent_asan" "127.0.0.1:{port}"
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed.log" -- "$B/embed_asan" "127.0.0.1:{port}"
+# The embedding answering its own store requests (a SQLite file, then memory): the SDK's
+# checks, a restart that keeps the tasks, retention (ffi-c/tests/store_checks.py).
+rm -f "$B"/embed-*.db*
+python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed-store.log" -- "$B/embed_asan" "127.0.0.1:{port}" --store "$B/embed-sdk.db"
+python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed-memstore.log" -- "$B/embed_asan" "127.0.0.1:{port}" --store memory
+$T python3 "$ROOT/ffi-c/tests/store_checks.py" --db "$B/embed-store.db" -- "$B/embed_asan" "127.0.0.1:{port}"
 echo "== the same under valgrind (memcheck, leak check full; a report fails the server's exit status)"
 unset ASAN_OPTIONS UBSAN_OPTIONS
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON,GRPC --log "$B/sdk-agent-valgrind.log" -- $VALGRIND "$B/examples/agent" "127.0.0.1:{port}"

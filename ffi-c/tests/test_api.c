@@ -34,6 +34,10 @@ static pending_run runs[16];
 static int nruns;
 static int webhooks_seen;
 static uint64_t last_delivery;
+/* With a service made with an external store: the store drain() answers STORE outputs with
+ * (synchronously; a real host does it on a thread of its own), and how many it answered. */
+static a2a_store *drain_store;
+static int stores_answered;
 
 static void play_runs(a2a_service *svc) {
   for (int i = 0; i < nruns; i++) {
@@ -132,6 +136,17 @@ static void drain(a2a_service *svc, uint64_t call, wire_answer *w, int auth_mode
       CHECK(a2a_output_method(o) >= 1 && a2a_output_method(o) <= 11, "AUTHENTICATE names its operation");
       if (auth_mode == 1 && has_auth) CHECK_OK(a2a_service_handle_authenticated(svc, a2a_output_call(o), S("alice"), 0, NULL, 0, now_ms));
       else CHECK_OK(a2a_service_handle_authenticated(svc, a2a_output_call(o), NULL, 0, A2A_ERROR_KIND_UNAUTHENTICATED, S("who are you?"), now_ms));
+    } else if (kind == A2A_OUTPUT_KIND_STORE) {
+      CHECK(drain_store != NULL, "a STORE output from a service without an external store");
+      a2a_store_reply *reply = NULL;
+      if (drain_store && a2a_store_answer(drain_store, o, &reply) == A2A_RESULT_OK) {
+        stores_answered++;
+        /* Answered once only: the request has left the output. */
+        a2a_store_reply *again = NULL;
+        CHECK_RESULT(a2a_store_answer(drain_store, o, &again), A2A_RESULT_INVALID_ARGUMENT);
+        CHECK(again == NULL, "no reply for a second answer");
+        CHECK_OK(a2a_service_handle_store(svc, reply, now_ms));
+      }
     } else if (kind == A2A_OUTPUT_KIND_SEND_WEBHOOK) {
       webhooks_seen++;
       last_delivery = a2a_output_delivery_id(o);
@@ -247,10 +262,21 @@ static const char *field(const char *json, const char *key, char *buf, size_t n)
   return buf;
 }
 
-static void two_peers(const char *binding, const char *version) {
+/* `store`: NULL for the service's own memory, else the external store that answers. */
+static void two_peers(const char *binding, const char *version, a2a_store *store) {
   a2a_service *svc = NULL;
   a2a_client_core *c = NULL;
-  CHECK_OK(a2a_service_new(U(card_json), NULL, 0, 0, T0, &svc));
+  if (store) {
+    a2a_service_config *config = NULL;
+    CHECK_OK(a2a_service_config_new(U(card_json), &config));
+    CHECK_OK(a2a_service_config_set_external_store(config, 0)); /* no cache: every task from the store */
+    CHECK_OK(a2a_service_new_with(config, T0, &svc));
+    a2a_service_config_free(config);
+  } else {
+    CHECK_OK(a2a_service_new(U(card_json), NULL, 0, 0, T0, &svc));
+  }
+  drain_store = store;
+  int answered_before = stores_answered;
   CHECK_OK(a2a_client_core_new(U(card_json), binding, strlen(binding), version, strlen(version), &c));
   if (!svc || !c) goto out;
   const a2a_interface *i = a2a_client_core_interface(c);
@@ -297,9 +323,49 @@ static void two_peers(const char *binding, const char *version) {
   CHECK_RESULT(a2a_client_core_start(c, A2A_METHOD_GET_TASK, NULL, 0, &x), A2A_RESULT_A2A_ERROR);
   CHECK(a2a_error_get_kind(a2a_error_last()) == A2A_ERROR_KIND_INVALID_PARAMS && str_contains(a2a_error_message(a2a_error_last()), "id"),
         "GetTask without params names id: %s", last_message());
+  if (store) {
+    CHECK(stores_answered > answered_before, "%s %s: the external store answered nothing", binding, version);
+    drain(svc, 0, NULL, 0);
+    CHECK(a2a_service_is_idle(svc), "%s %s: idle once the store has answered everything", binding, version);
+  }
 out:
+  drain_store = NULL;
   a2a_client_core_free(c);
   a2a_service_free(svc);
+}
+
+/* The store calls' misuse cases: wrong outputs, NULLs, a file that cannot be opened. */
+static void store_misuse(void) {
+  a2a_store *st = NULL, *none = (a2a_store *)1;
+  CHECK_OK(a2a_store_new_memory(&st));
+  CHECK_RESULT(a2a_store_new_memory(NULL), A2A_RESULT_NULL_PARAMETER);
+  CHECK_RESULT(a2a_store_open_sqlite(S(""), &none), A2A_RESULT_INVALID_ARGUMENT);
+  CHECK_RESULT(a2a_store_open_sqlite(S("/nonexistent-dir/x/tasks.db"), &none), A2A_RESULT_IO);
+  CHECK(str_contains(a2a_error_message(a2a_error_last()), "tasks.db"), "the IO error names the file: %s", last_message());
+  CHECK(none == (a2a_store *)1, "no output on failure");
+  /* A service without an external store: its outputs are not STORE outputs. */
+  a2a_service *svc = NULL;
+  CHECK_OK(a2a_service_new(U(card_json), NULL, 0, 0, T0, &svc));
+  a2a_header hs[] = {{S("A2A-Version"), S("1.0")}};
+  uint64_t id = 0;
+  CHECK_OK(a2a_service_handle_request(svc, S("GET"), S("/rest/tasks/x"), hs, 1, NULL, 0, now_ms, &id));
+  a2a_output *o = NULL;
+  CHECK_OK(a2a_service_poll_output(svc, &o));
+  CHECK(a2a_output_get_kind(o) == A2A_OUTPUT_KIND_ANSWER, "an answer without any store request");
+  a2a_store_reply *reply = NULL;
+  CHECK_RESULT(a2a_store_answer(st, o, &reply), A2A_RESULT_INVALID_ARGUMENT);
+  CHECK_RESULT(a2a_store_answer(NULL, o, &reply), A2A_RESULT_NULL_PARAMETER);
+  CHECK_RESULT(a2a_store_answer(st, NULL, &reply), A2A_RESULT_NULL_PARAMETER);
+  CHECK_RESULT(a2a_store_answer(st, o, NULL), A2A_RESULT_NULL_PARAMETER);
+  CHECK(reply == NULL, "no reply on failure");
+  CHECK_RESULT(a2a_service_handle_store(svc, NULL, now_ms), A2A_RESULT_NULL_PARAMETER);
+  CHECK_RESULT(a2a_service_config_set_external_store(NULL, 0), A2A_RESULT_NULL_PARAMETER);
+  CHECK_RESULT(a2a_service_config_set_retention_ms(NULL, 0), A2A_RESULT_NULL_PARAMETER);
+  a2a_output_free(o);
+  a2a_service_free(svc);
+  a2a_store_free(st);
+  a2a_store_free(NULL);
+  a2a_store_reply_free(NULL);
 }
 
 static void authentication_and_webhooks(void) {
@@ -668,7 +734,24 @@ int main(void) {
   CHECK(strcmp(a2a_result_message(1000), "unknown result") == 0, "unknown result");
   const char *bindings[] = {"JSONRPC", "HTTP+JSON", "GRPC"}, *versions[] = {"1.0", "0.3"};
   for (int b = 0; b < 3; b++)
-    for (int v = 0; v < 2; v++) two_peers(bindings[b], versions[v]);
+    for (int v = 0; v < 2; v++) two_peers(bindings[b], versions[v], NULL);
+  /* The same over an external store the host answers for: in memory on every binding and
+   * version, and a SQLite file on two of them. */
+  a2a_store *mem = NULL, *file = NULL;
+  CHECK_OK(a2a_store_new_memory(&mem));
+  for (int b = 0; b < 3; b++)
+    for (int v = 0; v < 2; v++) two_peers(bindings[b], versions[v], mem);
+  char dir[] = "/tmp/a2a-test-api-XXXXXX", db[64];
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+  snprintf(db, sizeof db, "%s/tasks.db", dir);
+  CHECK_OK(a2a_store_open_sqlite(db, strlen(db), &file));
+  if (file) two_peers("JSONRPC", "1.0", file), two_peers("HTTP+JSON", "0.3", file);
+  a2a_store_free(mem);
+  a2a_store_free(file);
+  char rm[128];
+  snprintf(rm, sizeof rm, "rm -rf %s", dir);
+  CHECK(system(rm) == 0, "%s", rm);
+  store_misuse();
   authentication_and_webhooks();
   slow_consumer_and_caller_gone();
   negotiation_and_selection();

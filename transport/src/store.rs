@@ -11,6 +11,14 @@ pub trait ExternalStore: Send {
     fn answer(&mut self, request: StoreRequest) -> StoreReply;
 }
 
+/// `store`'s answer to `request`, a [`StoreReply::Failed`] if the store panicked (a store
+/// written by a host may); what a host calls on its own store thread.
+pub fn answer_guarded(store: &mut dyn ExternalStore, request: StoreRequest) -> StoreReply {
+    let id = request.id();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| store.answer(request)))
+        .unwrap_or_else(|_| StoreReply::Failed { id, error: a2a_wire::engine::StoreError(String::from("the store panicked")) })
+}
+
 /// Where a server keeps its tasks.
 pub enum Store {
     /// Every task in memory, nothing written anywhere (the default).
@@ -65,10 +73,7 @@ impl StoreThread {
         let (tx, rx) = std::sync::mpsc::channel::<StoreRequest>();
         let thread = std::thread::Builder::new().name(String::from("a2a-wire-store")).spawn(move || {
             while let Ok(req) = rx.recv() {
-                let id = req.id();
-                let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| store.answer(req)))
-                    .unwrap_or_else(|_| StoreReply::Failed { id, error: a2a_wire::engine::StoreError(String::from("the store panicked")) });
-                reply(answer);
+                reply(answer_guarded(store.as_mut(), req));
             }
         })?;
         Ok(StoreThread { requests: Some(tx), thread: Some(thread) })
