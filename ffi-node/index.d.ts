@@ -398,7 +398,28 @@ export interface ServiceOptions {
   allowPrivateWebhooks?: boolean;
   /** PEM file of the CAs `https://` webhook receivers are verified against (default: the platform's roots). */
   webhookCaFile?: string;
+  /**
+   * Keep the tasks in a store (a SQLite file path, opened now and closed by `close()`, or a
+   * `TaskStore`, left open) instead of in the service's memory, which then holds the tasks in
+   * use plus about `cacheMb` MiB of others.
+   */
+  store?: string | TaskStore | null;
+  /** With `store`: MiB of idle tasks cached in memory (default 64). */
+  cacheMb?: number;
+  /** Delete completed, canceled, failed and rejected tasks whose last change is older: milliseconds, or `"90s"`, `"12h"`, `"30d"` (default: keep every task). */
+  retain?: number | string;
   onError?: AgentErrorHandler;
+}
+
+/** A task store for `A2AService`; it carries requests out on a thread of its own, in order. */
+export declare class TaskStore {
+  private constructor();
+  /** Every task in this process's memory (the service's working set stays bounded). */
+  static memory(): TaskStore;
+  /** Opens (or creates) the SQLite store at `path` (the file `serve({store})` uses); throws when it cannot. */
+  static openSqlite(path: string): TaskStore;
+  /** Closes the store once the requests given are answered (idempotent). */
+  close(): void;
 }
 
 /** Where the Agent Card is served. */

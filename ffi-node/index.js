@@ -6,7 +6,8 @@
 // - decode / encode / canonicalize / validate / transcode: the core's codecs;
 // - the error classes (`A2AError` and its subclasses, validation errors, client errors);
 // - negotiate / selectInterface / readCard, and `v03`;
-// - A2AService (fetch handler, Express middleware, node:http listener), serve (the ready
+// - A2AService (fetch handler, Express middleware, node:http listener; TaskStore for its
+//   tasks), serve (the ready
 //   server), A2AClient (the ready client);
 // - SigningKey and CardKeySet (Agent Card signatures), WebhookReceiver and WebhookEndpoint
 //   (the receiving end of push notifications).
@@ -17,6 +18,7 @@ const protocol = require("./lib/protocol.js");
 const model = require("./model.js");
 const { RequestContext, Events, AGENT_FAILED } = require("./lib/agent.js");
 const { A2AService, CARD_PATH, STREAM_BUFFER } = require("./lib/service.js");
+const { TaskStore } = require("./lib/store.js");
 const { serve, AgentServer } = require("./lib/server.js");
 const { A2AClient, EventStream } = require("./lib/client.js");
 const { SigningKey, CardKeySet } = require("./lib/signing.js");
@@ -77,6 +79,7 @@ module.exports = {
   Events,
   AGENT_FAILED,
   A2AService,
+  TaskStore,
   CARD_PATH,
   STREAM_BUFFER,
   serve,

@@ -60,6 +60,7 @@ export const {
   Events,
   AGENT_FAILED,
   A2AService,
+  TaskStore,
   CARD_PATH,
   STREAM_BUFFER,
   serve,

@@ -203,6 +203,13 @@ export declare class ServiceHost {
   decode(method: string, target: string, headers: Array<string>, body: Uint8Array): DecodedRequest
   /** The run a `"start"` output named (once). */
   takeRun(run: number): Run | null
+  /** The request a `"store"` output named (once), for `TaskStore.answer`. */
+  takeStoreRequest(request: number): StoreRequestHandle | null
+  /**
+   * Feeds a store's reply (from `TaskStore.answer`); then `poll()`: the calls that waited
+   * for it go on. Throws for a reply fed already.
+   */
+  storeReply(reply: StoreReplyHandle): void
   /**
    * The verdict on an `"authenticate"` output: `principal` (null: anonymous) or `error`,
    * the JSON of an A2AError (Unauthenticated, PermissionDenied) to answer with.
@@ -221,10 +228,44 @@ export declare class ServiceHost {
    * (their `"cancel"` outputs come out of `poll()`).
    */
   shutdown(): void
-  /** True when no call, run output or webhook is in flight. */
+  /** True when no call, run output, webhook or store request is in flight. */
   isIdle(): boolean
   /** The card served (ProtoJSON). */
   get card(): string
+}
+
+/** A store's reply, for `ServiceHost.storeReply` (which takes it). */
+export declare class StoreReplyHandle {}
+
+/**
+ * One request of the service to its store (from `ServiceHost.takeStoreRequest`), answered
+ * once.
+ */
+export declare class StoreRequestHandle {
+  /** What is asked: "open", "load", "list", "write", "expire" ("answered" once taken). */
+  get kind(): string
+}
+
+/**
+ * A task store on a thread of its own: in memory (`TaskStore.memory()`) or a SQLite file
+ * (`TaskStore.openSqlite(path)`, the file `serve({store})` uses).
+ */
+export declare class TaskStore {
+  /** A store in memory: the service's working set stays bounded, the tasks stay here. */
+  static memory(): TaskStore
+  /** Opens (or creates) the SQLite store at `path`; a file of an older release is migrated. */
+  static openSqlite(path: string): TaskStore
+  /**
+   * Carries out `request` on the store's thread and resolves to the reply; requests are
+   * carried out in the order of the calls. A store that fails (a disk error) still
+   * replies; the service then fails the calls that depended on it.
+   */
+  answer(request: StoreRequestHandle): Promise<StoreReplyHandle>
+  /**
+   * Closes the store once the requests given are answered (a SQLite file is closed;
+   * later answers throw). Idempotent.
+   */
+  close(): void
 }
 
 /**
@@ -416,13 +457,23 @@ export interface ServiceOptions {
   webhookCaFile?: string
   /** The `jku` put in each card signature's header (with a signing key). */
   cardJku?: string
+  /** The tasks live in a store JavaScript answers for (`"store"` outputs). */
+  externalStore?: boolean
+  /** With an external store: MiB of idle tasks cached in memory (default 64). */
+  cacheMb?: number
+  /**
+   * Deletes terminal tasks whose last change is older: a duration like `90s`, `12h`,
+   * `30d` or `1500ms`.
+   */
+  retain?: string
 }
 
 /**
  * What the service asks of the fetch handler, one output. `kind` says which fields are set:
  * `"answer"` (call, status, headers, body), `"head"` (call, status, headers), `"frame"`
  * (call, body), `"end"` (call, body, trailers), `"start"` (run: take it with `takeRun`),
- * `"cancel"` (run), `"authenticate"` (call, method, binding, version, tenant, headers).
+ * `"cancel"` (run), `"authenticate"` (call, method, binding, version, tenant, headers),
+ * `"store"` (request: take it with `takeStoreRequest`; answer them in order).
  * Headers are flat `[name, value, name, value, ...]` lists.
  */
 export interface ServiceOutput {
@@ -437,6 +488,7 @@ export interface ServiceOutput {
   binding?: string
   version?: string
   tenant?: string
+  request?: number
 }
 
 /** A certificate chain and its private key, as PEM files. */

@@ -8,7 +8,7 @@ const native = require("../native.js");
 const { call, translate } = require("./errors.js");
 const { Runner } = require("./agent.js");
 const { SigningKey } = require("./signing.js");
-const { cardsByPrincipal, stringList } = require("./service.js");
+const { cardsByPrincipal, stringList, cacheMb, retainOption } = require("./service.js");
 
 function guarded(fn) {
   try {
@@ -71,22 +71,6 @@ class AgentServer {
  * last change is older; it then answers as a task that never existed (tasks still working or
  * waiting for input are never deleted). Resolves once it listens.
  */
-function cacheMb(v) {
-  if (v == null) return undefined;
-  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`cacheMb: a whole number of MiB, got ${v}`);
-  return v;
-}
-
-function retainOption(v) {
-  if (v == null) return undefined;
-  if (typeof v === "number") {
-    if (!Number.isInteger(v) || v <= 0) throw new RangeError(`retain: a positive whole number of milliseconds, got ${v}`);
-    return `${v}ms`;
-  }
-  if (typeof v === "string") return v;
-  throw new TypeError(`retain: milliseconds or a string like "30d", got ${typeof v}`);
-}
-
 async function serve(agent, options = {}) {
   const { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, tls = null, onError } = options;
   const runner = new Runner(agent, onError);

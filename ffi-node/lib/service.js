@@ -13,6 +13,7 @@ const native = require("../native.js");
 const { call, translate, A2AError, InternalError, CONSTANTS } = require("./errors.js");
 const { Runner } = require("./agent.js");
 const { SigningKey } = require("./signing.js");
+const { TaskStore } = require("./store.js");
 
 /** Where the Agent Card is served (the core's path). */
 const CARD_PATH = CONSTANTS.cardPath;
@@ -40,6 +41,24 @@ function stringList(list, what) {
     if (typeof x !== "string") throw new TypeError(`${what}: expected an array of strings, found a ${typeof x}`);
     return x;
   });
+}
+
+/** `cacheMb` checked (undefined when absent). */
+function cacheMb(v) {
+  if (v == null) return undefined;
+  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`cacheMb: a whole number of MiB, got ${v}`);
+  return v;
+}
+
+/** `retain` as the native duration text (undefined when absent). */
+function retainOption(v) {
+  if (v == null) return undefined;
+  if (typeof v === "number") {
+    if (!Number.isInteger(v) || v <= 0) throw new RangeError(`retain: a positive whole number of milliseconds, got ${v}`);
+    return `${v}ms`;
+  }
+  if (typeof v === "string") return v;
+  throw new TypeError(`retain: milliseconds or a string like "30d", got ${typeof v}`);
 }
 
 function pairs(flat) {
@@ -158,6 +177,15 @@ class NodeSink {
  * not public: local development), `allowPrivateWebhooks` (every loopback and private
  * address, for tests) and `webhookCaFile` (PEM: the CAs `https://` receivers are verified
  * against; default the platform's roots); `onError(err, ctx)` gets what an agent threw.
+ *
+ * Tasks live in the service's memory unless `store` is given: a SQLite file path (opened
+ * now, closed by `close()`) or a `TaskStore` (`TaskStore.memory()`,
+ * `TaskStore.openSqlite(path)`; left open). The service then keeps the tasks in use plus
+ * about `cacheMb` MiB (default 64) of others and asks for the rest with `"store"` outputs,
+ * which this class hands to the store in order and whose replies it feeds back in order.
+ * `retain` (milliseconds, or a string like `"90s"`, `"12h"`, `"30d"`) deletes each
+ * completed, canceled, failed or rejected task whose last change is older (tasks still
+ * working or waiting for input are never deleted).
  */
 class A2AService {
   #host;
@@ -170,8 +198,17 @@ class A2AService {
   #draining = false;
   #closed = false;
   #poked = false;
+  #store = null;
+  #ownsStore = false;
+  #storeTail = Promise.resolve();
+  #storePending = 0;
 
   constructor(agent, card, options = {}) {
+    const store = options.store;
+    if (store != null && !(store instanceof TaskStore) && typeof store !== "string") {
+      throw new TypeError("store: expected a file path or a TaskStore");
+    }
+    const settings = { externalStore: store != null, cacheMb: cacheMb(options.cacheMb), retain: retainOption(options.retain) };
     this.#runner = new Runner(agent, options.onError, () => this.#poke());
     this.#authenticate = options.authenticate ?? null;
     this.#maxBody = options.maxBody ?? 8 * 1024 * 1024;
@@ -184,6 +221,7 @@ class A2AService {
       allowWebhooks: stringList(options.allowWebhooks, "allowWebhooks"),
       webhookCaFile: options.webhookCaFile == null ? undefined : String(options.webhookCaFile),
       cardJku: options.cardJku == null ? undefined : String(options.cardJku),
+      ...settings,
     };
     const key = SigningKey._native(options.signingKey);
     // The wake-up comes from the event loop on behalf of other threads: nothing may escape it.
@@ -194,7 +232,20 @@ class A2AService {
         console.error("a2a-wire: draining the service failed:", e);
       }
     };
-    this.#host = call(() => new native.ServiceHost(JSON.stringify(card), opts, wake, key ?? undefined));
+    if (typeof store === "string") {
+      this.#store = TaskStore.openSqlite(store);
+      this.#ownsStore = true;
+    } else {
+      this.#store = store ?? null;
+    }
+    try {
+      this.#host = call(() => new native.ServiceHost(JSON.stringify(card), opts, wake, key ?? undefined));
+    } catch (e) {
+      if (this.#ownsStore) this.#store.close();
+      throw e;
+    }
+    // The store's first request (open) goes out now, not with the first call.
+    if (this.#store !== null) this.#drain();
     /** The web-standard handler: `Request` in, `Promise<Response>` out (every path answered). */
     this.fetch = this.fetch.bind(this);
   }
@@ -287,12 +338,35 @@ class A2AService {
     this.#host.shutdown();
     this.#drain();
     const until = Date.now() + timeoutMs;
-    while (!this.#host.isIdle() && Date.now() < until) {
+    while ((!this.#host.isIdle() || this.#storePending > 0) && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 5));
       this.#drain();
     }
     this.#runner.cancelAll();
     this.#cancelTimer();
+    if (this.#ownsStore) this.#store.close(); // after the writes on their way have landed
+  }
+
+  // The store carries the requests out in the order they are handed over; the replies go
+  // back to the service in that order too (the chain), each followed by a drain.
+  #askStore(request) {
+    let reply;
+    try {
+      reply = this.#store._answer(request);
+    } catch (e) {
+      reply = Promise.reject(e); // a TaskStore closed by its owner while the service runs
+    }
+    this.#storePending++;
+    this.#storeTail = this.#storeTail
+      .then(() => reply)
+      .then(
+        (r) => this.#host.storeReply(r),
+        (e) => console.error("a2a-wire: the task store failed:", e),
+      )
+      .finally(() => {
+        this.#storePending--;
+        this.#drain();
+      });
   }
 
   _gone(id) {
@@ -362,6 +436,11 @@ class A2AService {
       case "authenticate":
         this.#judge(o);
         break;
+      case "store": {
+        const request = this.#host.takeStoreRequest(o.request);
+        if (request != null) this.#askStore(request);
+        break;
+      }
       default:
         break;
     }
@@ -438,4 +517,4 @@ async function readWebBody(request, limit) {
   return out;
 }
 
-module.exports = { A2AService, CARD_PATH, STREAM_BUFFER, readNodeBody, readWebBody, cardsByPrincipal, stringList };
+module.exports = { A2AService, CARD_PATH, STREAM_BUFFER, readNodeBody, readWebBody, cardsByPrincipal, stringList, cacheMb, retainOption };

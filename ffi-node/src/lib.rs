@@ -24,6 +24,7 @@ mod run;
 mod server;
 mod service;
 mod signing;
+mod store;
 mod webhook;
 mod wire;
 

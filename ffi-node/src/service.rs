@@ -11,7 +11,7 @@
 use crate::codec::Bytes;
 use crate::errors;
 use crate::run::{Backend, Run, RunInfo};
-use a2a::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
+use a2a::engine::{AgentEvent, Cache, CallId, MemoryStore, RunEnd, RunId, Storage, StoreRequest};
 use a2a::error::A2aError;
 use a2a::http::HttpRequest;
 use a2a::service::{Output, Service, ServiceConfig};
@@ -33,6 +33,9 @@ struct State {
     runs: BTreeMap<RunId, Arc<AtomicBool>>,
     /// Runs started and not yet taken by JavaScript.
     starting: BTreeMap<RunId, RunInfo>,
+    /// Store requests out and not yet taken by JavaScript, by the number in their output.
+    store_requests: BTreeMap<u64, StoreRequest>,
+    next_store_request: u64,
     /// A wake-up call is on its way.
     signaled: bool,
 }
@@ -79,7 +82,8 @@ impl ServiceCore {
 /// What the service asks of the fetch handler, one output. `kind` says which fields are set:
 /// `"answer"` (call, status, headers, body), `"head"` (call, status, headers), `"frame"`
 /// (call, body), `"end"` (call, body, trailers), `"start"` (run: take it with `takeRun`),
-/// `"cancel"` (run), `"authenticate"` (call, method, binding, version, tenant, headers).
+/// `"cancel"` (run), `"authenticate"` (call, method, binding, version, tenant, headers),
+/// `"store"` (request: take it with `takeStoreRequest`; answer them in order).
 /// Headers are flat `[name, value, name, value, ...]` lists.
 #[napi(object, object_from_js = false)]
 pub struct ServiceOutput {
@@ -95,6 +99,7 @@ pub struct ServiceOutput {
     pub binding: Option<String>,
     pub version: Option<String>,
     pub tenant: Option<String>,
+    pub request: Option<i64>,
 }
 
 impl ServiceOutput {
@@ -111,6 +116,7 @@ impl ServiceOutput {
             binding: None,
             version: None,
             tenant: None,
+            request: None,
         }
     }
 }
@@ -154,6 +160,13 @@ pub struct ServiceOptions {
     pub webhook_ca_file: Option<String>,
     /// The `jku` put in each card signature's header (with a signing key).
     pub card_jku: Option<String>,
+    /// The tasks live in a store JavaScript answers for (`"store"` outputs).
+    pub external_store: Option<bool>,
+    /// With an external store: MiB of idle tasks cached in memory (default 64).
+    pub cache_mb: Option<u32>,
+    /// Deletes terminal tasks whose last change is older: a duration like `90s`, `12h`,
+    /// `30d` or `1500ms`.
+    pub retain: Option<String>,
 }
 
 /// The service of one fetch handler.
@@ -206,10 +219,33 @@ impl ServiceHost {
         }
         // Task ids are keyed by OS randomness, as on every other host; without it, refuse.
         let key = a2a_wire_smol::server::os_random_key().map_err(|e| Error::from_reason(format!("no OS randomness: {e}")))?;
-        let service = Service::new(config, MemoryStore::new(), key, now())
-            .map_err(|e| errors::range_error(format!("the card cannot be served: {e}")))?;
+        config.engine.retention = options
+            .retain
+            .as_deref()
+            .map(|r| {
+                a2a_wire_smol::ready::parse_duration(r)
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| errors::range_error(format!("retain {r:?}: a duration like 90s, 12h or 30d, or milliseconds")))
+            })
+            .transpose()?;
+        let store = if options.external_store.unwrap_or(false) {
+            let bytes = (options.cache_mb.unwrap_or(64) as usize).saturating_mul(1 << 20);
+            config.engine.cache_bytes = bytes;
+            Storage::External(Cache::new(bytes, key as u64))
+        } else {
+            Storage::Memory(MemoryStore::new())
+        };
+        let service =
+            Service::new(config, store, key, now()).map_err(|e| errors::range_error(format!("the card cannot be served: {e}")))?;
         let wake: Wake = wake.build_threadsafe_function().callee_handled::<false>().weak::<true>().build()?;
-        let state = State { service, runs: BTreeMap::new(), starting: BTreeMap::new(), signaled: false };
+        let state = State {
+            service,
+            runs: BTreeMap::new(),
+            starting: BTreeMap::new(),
+            store_requests: BTreeMap::new(),
+            next_store_request: 0,
+            signaled: false,
+        };
         Ok(ServiceHost { core: Arc::new(ServiceCore { state: Mutex::new(state), wake, policy }) })
     }
 
@@ -298,6 +334,12 @@ impl ServiceHost {
                     headers: Some(flat(&a.headers)),
                     ..ServiceOutput::new("authenticate")
                 },
+                Output::Store(req) => {
+                    s.next_store_request += 1;
+                    let n = s.next_store_request;
+                    s.store_requests.insert(n, req);
+                    ServiceOutput { request: Some(n as i64), ..ServiceOutput::new("store") }
+                }
                 // Nothing else is produced today; a new output must get a decision here.
                 _ => continue,
             };
@@ -368,6 +410,22 @@ impl ServiceHost {
         Some(Run::new(info, Backend::Service { core: self.core.clone(), canceled }))
     }
 
+    /// The request a `"store"` output named (once), for `TaskStore.answer`.
+    #[napi(catch_unwind)]
+    pub fn take_store_request(&self, request: i64) -> Option<crate::store::StoreRequestHandle> {
+        let n = u64::try_from(request).ok()?;
+        self.core.lock().store_requests.remove(&n).map(crate::store::StoreRequestHandle::new)
+    }
+
+    /// Feeds a store's reply (from `TaskStore.answer`); then `poll()`: the calls that waited
+    /// for it go on. Throws for a reply fed already.
+    #[napi(catch_unwind)]
+    pub fn store_reply(&self, reply: &crate::store::StoreReplyHandle) -> Result<()> {
+        let reply = reply.take()?;
+        self.core.lock().service.handle_store(reply, now());
+        Ok(())
+    }
+
     /// The verdict on an `"authenticate"` output: `principal` (null: anonymous) or `error`,
     /// the JSON of an A2AError (Unauthenticated, PermissionDenied) to answer with.
     #[napi(catch_unwind)]
@@ -419,7 +477,7 @@ impl ServiceHost {
         self.core.lock().service.shutdown();
     }
 
-    /// True when no call, run output or webhook is in flight.
+    /// True when no call, run output, webhook or store request is in flight.
     #[napi(catch_unwind)]
     pub fn is_idle(&self) -> bool {
         self.core.lock().service.is_idle()

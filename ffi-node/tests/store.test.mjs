@@ -1,12 +1,15 @@
 // The ready server's store settings: a SQLite file that outlives the server (with a cache far
 // smaller than what is stored), retention that deletes finished tasks and keeps waiting ones
-// (in memory and in the file, on every binding), and the errors of bad settings.
+// (in memory and in the file, on every binding), and the errors of bad settings. Then the
+// same for A2AService, which answers its service's store requests itself (a SQLite file, a
+// TaskStore in memory) on node:http.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import * as a2a from "a2a-wire";
+import { httpServer } from "./helpers.mjs";
 
 const BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"];
 
@@ -76,4 +79,107 @@ test("bad store settings are refused", async () => {
   await assert.rejects(a2a.serve(agent, { retain: "soon" }), /retain/);
   await assert.rejects(a2a.serve(agent, { cacheMb: -1 }), RangeError);
   await assert.rejects(a2a.serve(agent, { store: "/nonexistent-dir/x/tasks.db" }), /tasks\.db/);
+});
+
+// ---- A2AService answering its own store requests ({store}) ------------------------------
+
+function mountedCard(base) {
+  return {
+    name: "stored",
+    description: "A2AService with a store",
+    version: "1",
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    capabilities: { streaming: true },
+    supportedInterfaces: [
+      { url: `${base}/a2a/jsonrpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: `${base}/a2a/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+    ],
+  };
+}
+
+/** An A2AService with `options` on node:http at 127.0.0.1: `{ base, close() }`. */
+async function hosted(options) {
+  const h = await httpServer();
+  const service = new a2a.A2AService(agent, mountedCard(h.base), options);
+  h.srv.on("request", service.listener());
+  return {
+    base: h.base,
+    async close() {
+      await service.close();
+      await h.close();
+    },
+  };
+}
+
+test("A2AService keeps its tasks in a SQLite file across a restart", async () => {
+  const store = tempDb();
+  let s = await hosted({ store, cacheMb: 0 });
+  let done, waiting;
+  try {
+    const c = await a2a.A2AClient.connect(s.base);
+    done = (await c.sendMessage("hello")).task;
+    waiting = (await c.sendMessage("ask")).task;
+  } finally {
+    await s.close();
+  }
+  s = await hosted({ store });
+  try {
+    for (const b of ["JSONRPC", "HTTP+JSON"]) {
+      const c = await a2a.A2AClient.connect(s.base, { bindings: [b] });
+      assert.equal((await c.getTask({ id: done.id })).status.state, a2a.TaskState.COMPLETED, b);
+      const listed = await c.listTasks({ status: a2a.TaskState.INPUT_REQUIRED });
+      assert.deepEqual(listed.tasks.map((t) => t.id), [waiting.id], b);
+    }
+    const c = await a2a.A2AClient.connect(s.base);
+    const follow = await c.sendMessage({ message: { ...c.userMessage("the first"), taskId: waiting.id } });
+    assert.equal(follow.task.status.state, a2a.TaskState.COMPLETED);
+  } finally {
+    await s.close();
+  }
+});
+
+test("A2AService with a memory TaskStore applies retention", async () => {
+  const store = a2a.TaskStore.memory();
+  const s = await hosted({ store, retain: 1500 });
+  try {
+    for (const b of ["JSONRPC", "HTTP+JSON"]) {
+      const c = await a2a.A2AClient.connect(s.base, { bindings: [b] });
+      const done = (await c.sendMessage("hello")).task;
+      const waiting = (await c.sendMessage("ask")).task;
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        try {
+          await c.getTask({ id: done.id });
+        } catch (e) {
+          assert.ok(e instanceof a2a.TaskNotFoundError, `${b}: ${e}`);
+          break;
+        }
+        assert.ok(Date.now() < deadline, `${b}: the completed task was never deleted`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      assert.equal((await c.getTask({ id: waiting.id })).status.state, a2a.TaskState.INPUT_REQUIRED, b);
+    }
+  } finally {
+    await s.close();
+  }
+  // A store given is left open: a second service uses it and finds nothing expired wrongly.
+  const again = await hosted({ store });
+  try {
+    const c = await a2a.A2AClient.connect(again.base);
+    assert.equal((await c.sendMessage("hello")).task.status.state, a2a.TaskState.COMPLETED);
+  } finally {
+    await again.close();
+    store.close();
+    store.close(); // idempotent
+  }
+});
+
+test("bad A2AService store settings are refused", () => {
+  const card = mountedCard("http://127.0.0.1:1");
+  assert.throws(() => new a2a.A2AService(agent, card, { store: 42 }), TypeError);
+  assert.throws(() => new a2a.A2AService(agent, card, { store: tempDb(), cacheMb: -1 }), RangeError);
+  assert.throws(() => new a2a.A2AService(agent, card, { retain: "soon" }), /retain/);
+  assert.throws(() => a2a.TaskStore.openSqlite("/nonexistent-dir/x/tasks.db"), /tasks\.db/);
+  assert.throws(() => new a2a.TaskStore(), TypeError);
 });

@@ -119,6 +119,15 @@ async function signedAndPushed(): Promise<void> {
   // @ts-expect-error: the signing key is a SigningKey, not a JWK
   await serve(agent, { signingKey: key.publicJwk() });
   const service = new A2AService(agent, card, { signingKey: key, extendedCards: { bob: card }, allowWebhooks: ["localhost"], webhookCaFile: "ca.pem" });
+  const tasks = a2a.TaskStore.memory();
+  const stored = new A2AService(agent, card, { store: tasks, cacheMb: 8, retain: "30d" });
+  new A2AService(agent, card, { store: "tasks.db", retain: 90_000 });
+  // @ts-expect-error: a store is a path or a TaskStore
+  new A2AService(agent, card, { store: 42 });
+  // @ts-expect-error: TaskStore is made by its factories
+  new a2a.TaskStore();
+  void stored;
+  tasks.close();
   const client = await A2AClient.connect(server.url, { cardKeys: keys, requireSignedCard: true, streamResumes: 0 });
   // @ts-expect-error: cardKeys is a CardKeySet
   await A2AClient.connect(server.url, { cardKeys: [key] });

@@ -17,6 +17,7 @@ mod run;
 mod server;
 mod service;
 mod signing;
+mod store;
 mod wake;
 mod webhook;
 mod wire;
@@ -36,6 +37,9 @@ fn _a2a_wire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<run::Run>()?;
     m.add_class::<server::ReadyServer>()?;
     m.add_class::<service::ServiceHost>()?;
+    m.add_class::<store::PyTaskStore>()?;
+    m.add_class::<store::PyStoreRequest>()?;
+    m.add_class::<store::PyStoreReply>()?;
     m.add_class::<client::ClientHub>()?;
     m.add_class::<signing::PySigningKey>()?;
     m.add_class::<signing::PyCardKeySet>()?;

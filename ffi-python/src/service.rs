@@ -12,7 +12,7 @@ use crate::model::generated::PyAgentCard;
 use crate::run::{Backend, Run};
 use crate::signing::PySigningKey;
 use crate::wake::{Wake, Watch};
-use a2a::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
+use a2a::engine::{AgentEvent, Cache, CallId, MemoryStore, RunEnd, RunId, Storage};
 use a2a::error::A2aError;
 use a2a::http::HttpRequest;
 use a2a::service::{Output, Service, ServiceConfig};
@@ -95,10 +95,16 @@ impl ServiceHost {
     /// `allow_webhooks` (hosts, addresses, CIDR networks) or everywhere with
     /// `allow_private_webhooks` (tests); `https://` receivers are verified against
     /// `webhook_ca_file` (None: the platform's roots).
+    ///
+    /// With `external_store` the tasks live in a store the host answers for (`("store",
+    /// StoreRequest)` outputs, see `TaskStore`): the service keeps the tasks with live calls,
+    /// runs or streams plus a cache of about `cache_bytes` bytes of others (default 64 MiB).
+    /// `retain_ms` deletes tasks in a terminal state whose last change is older (None: never).
     #[new]
     #[pyo3(signature = (
         card, *, extended_card = None, extended_cards = None, authenticate = false, max_body = None, allow_private_webhooks = false,
-        allow_webhooks = Vec::new(), webhook_ca_file = None, signing_key = None, card_jku = None
+        allow_webhooks = Vec::new(), webhook_ca_file = None, signing_key = None, card_jku = None, external_store = false,
+        cache_bytes = None, retain_ms = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -113,6 +119,9 @@ impl ServiceHost {
         webhook_ca_file: Option<std::path::PathBuf>,
         signing_key: Option<PyRef<'_, PySigningKey>>,
         card_jku: Option<String>,
+        external_store: bool,
+        cache_bytes: Option<usize>,
+        retain_ms: Option<u64>,
     ) -> PyResult<Self> {
         crate::server::check_jku(card_jku.as_deref(), signing_key.is_some())?;
         let mut config = ServiceConfig::new(card.0.clone());
@@ -136,8 +145,16 @@ impl ServiceHost {
         config.webhooks = policy.schedule();
         // Task ids are keyed by OS randomness, as on every other host; without it, refuse.
         let key = a2a_wire_smol::server::os_random_key().map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
-        let service = Service::new(config, MemoryStore::new(), key, now())
-            .map_err(|e| PyValueError::new_err(format!("the card cannot be served: {e}")))?;
+        config.engine.retention = retain_ms.filter(|ms| *ms > 0).map(std::time::Duration::from_millis);
+        let store = if external_store {
+            let bytes = cache_bytes.unwrap_or(64 << 20);
+            config.engine.cache_bytes = bytes;
+            Storage::External(Cache::new(bytes, key as u64))
+        } else {
+            Storage::Memory(MemoryStore::new())
+        };
+        let service =
+            Service::new(config, store, key, now()).map_err(|e| PyValueError::new_err(format!("the card cannot be served: {e}")))?;
         let (wake, watch) = crate::wake::pair()?;
         let state = State { service, runs: BTreeMap::new(), signaled: false };
         Ok(ServiceHost { core: Arc::new(ServiceCore { state: Mutex::new(state), wake, policy }), watch })
@@ -167,7 +184,8 @@ impl ServiceHost {
     /// Every output waiting, as tuples:
     /// `("answer", call, status, headers, body)`, `("head", call, status, headers)`,
     /// `("frame", call, bytes)`, `("end", call, bytes, trailers)`, `("start", Run)`,
-    /// `("cancel", run_id)`. Headers are lists of `(bytes, bytes)`.
+    /// `("cancel", run_id)`, `("store", StoreRequest)` (with `external_store`: answer them
+    /// in order). Headers are lists of `(bytes, bytes)`.
     fn poll<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let core = self.core.clone();
         let (outputs, attempts) = py.detach(|| {
@@ -244,6 +262,7 @@ impl ServiceHost {
                     ("start", Bound::new(py, run)?).into_pyobject(py)?.into_any()
                 }
                 Output::CancelRun { run, .. } => ("cancel", run.0).into_pyobject(py)?.into_any(),
+                Output::Store(req) => ("store", Bound::new(py, crate::store::PyStoreRequest::new(req))?).into_pyobject(py)?.into_any(),
                 Output::Authenticate(a) => {
                     let headers: Vec<(String, String)> = a.headers;
                     (
@@ -322,6 +341,15 @@ impl ServiceHost {
         Ok(())
     }
 
+    /// Feeds a store's reply (from `TaskStore.answer`); then `poll()`: the calls that waited
+    /// for it go on. `ValueError` for a reply fed already.
+    fn store_reply(&self, py: Python<'_>, reply: &crate::store::PyStoreReply) -> PyResult<()> {
+        let reply = reply.take()?;
+        let core = &self.core;
+        py.detach(|| core.lock().service.handle_store(reply, now()));
+        Ok(())
+    }
+
     /// The caller of `call` went away (the client disconnected).
     fn caller_gone(&self, call: u64) {
         self.core.lock().service.handle_caller_gone(CallId(call));
@@ -351,7 +379,7 @@ impl ServiceHost {
         self.core.lock().service.shutdown();
     }
 
-    /// True when no call, run output or webhook is in flight.
+    /// True when no call, run output, webhook or store request is in flight.
     fn is_idle(&self) -> bool {
         self.core.lock().service.is_idle()
     }

@@ -1,16 +1,24 @@
 """The ready server's store settings: a SQLite file that outlives the server (with a cache far
 smaller than what is stored), retention that deletes finished tasks and keeps waiting ones
-(in memory and in the file, on every binding), and the errors of bad settings."""
+(in memory and in the file, on every binding), and the errors of bad settings. Then the same
+for the ASGI app, which answers its service's store requests itself (a SQLite file, a
+TaskStore in memory), and the sans-IO exchange of requests and replies underneath."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fastapi import FastAPI
+from hosts import mounted_card, uvicorn_serving
 
 import a2a_wire as a
+from a2a_wire import _a2a_wire
+from a2a_wire.asgi import A2AApp, TaskStore
 from a2a_wire.client import Client
 from a2a_wire.server import AgentServer, Events, RequestContext
 
@@ -74,3 +82,99 @@ async def test_bad_store_settings_are_refused() -> None:
     s = AgentServer(agent, store="/nonexistent-dir/x/tasks.db")
     with pytest.raises(OSError, match="tasks.db"):
         await s.start()
+
+
+# ---- the ASGI app answering its own store requests (A2AApp(store=...)) -----------------
+
+def store_app(store: TaskStore | Path, **kw: Any) -> Callable[[str], FastAPI]:
+    def make(base: str) -> FastAPI:
+        a2a = A2AApp(agent, mounted_card(base), store=store, **kw)
+        app = FastAPI(lifespan=a2a.lifespan)
+        app.mount("/", a2a)
+        return app
+    return make
+
+
+async def test_the_asgi_app_keeps_its_tasks_in_a_sqlite_file_across_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "asgi.db"
+    async with uvicorn_serving(store_app(db, cache_mb=0)) as base, await Client.connect(base) as c:
+        done = await c.send_message("hello")
+        waiting = await c.send_message("ask")
+        assert isinstance(done, a.Task) and isinstance(waiting, a.Task)
+    async with uvicorn_serving(store_app(db)) as base:
+        for b in ["JSONRPC", "HTTP+JSON"]:
+            async with await Client.connect(base, bindings=[b]) as c:
+                got = await c.get_task(done.id)
+                assert got.status.state is a.TaskState.COMPLETED, b  # type: ignore[union-attr]
+                listed = await c.list_tasks(status=a.TaskState.INPUT_REQUIRED)
+                assert [t.id for t in listed.tasks] == [waiting.id], b
+        async with await Client.connect(base) as c:
+            follow = await c.send_message(a.Message(
+                message_id="m-follow", role=a.Role.USER, parts=[a.Part(text="the first")], task_id=waiting.id))
+            assert isinstance(follow, a.Task) and follow.status.state is a.TaskState.COMPLETED  # type: ignore[union-attr]
+
+
+async def test_the_asgi_app_with_a_memory_task_store_applies_retention() -> None:
+    store = TaskStore.memory()
+    async with uvicorn_serving(store_app(store, retain=1.5)) as base:
+        for b in ["JSONRPC", "HTTP+JSON"]:
+            async with await Client.connect(base, bindings=[b]) as c:
+                done, waiting = await c.send_message("hello"), await c.send_message("ask")
+                deadline = asyncio.get_running_loop().time() + 15
+                while True:
+                    try:
+                        await c.get_task(done.id)
+                    except a.TaskNotFoundError:
+                        break
+                    assert asyncio.get_running_loop().time() < deadline, f"{b}: the completed task was never deleted"
+                    await asyncio.sleep(0.25)
+                kept = await c.get_task(waiting.id)
+                assert kept.status.state is a.TaskState.INPUT_REQUIRED, b  # type: ignore[union-attr]
+    # The app leaves a store it was given open: it still answers.
+    assert "TaskStore memory" in repr(store)
+
+
+def test_a_service_host_asks_its_store_and_each_request_and_reply_is_used_once() -> None:
+    card = mounted_card("http://a2a.example")
+    host = _a2a_wire.ServiceHost(card, external_store=True, cache_bytes=0)
+    store = TaskStore.memory()
+    call = host.request("GET", "/a2a/rest/tasks/nope", [(b"a2a-version", b"1.0")], b"")
+    answer = None
+    asked = []
+    for _ in range(20):  # open, then a load of the unknown task, then the answer
+        for out in host.poll():
+            if out[0] == "store":
+                request = out[1]
+                asked.append(request.kind)
+                reply = store.answer(request)
+                with pytest.raises(ValueError, match="answered already"):
+                    store.answer(request)
+                host.store_reply(reply)
+                with pytest.raises(ValueError, match="fed to the service already"):
+                    host.store_reply(reply)
+            elif out[0] == "answer" and out[1] == call:
+                answer = out
+        if answer is not None:
+            break
+    assert answer is not None and answer[2] == 404, answer
+    assert asked[0] == "open" and "load" in asked, asked
+    assert host.is_idle()
+    store.close()
+    store.close()  # idempotent
+    host.request("GET", "/a2a/rest/tasks/x", [(b"a2a-version", b"1.0")], b"")
+    load = [o[1] for o in host.poll() if o[0] == "store"]
+    assert [r.kind for r in load] == ["load"]
+    with pytest.raises(ValueError, match="closed"):
+        store.answer(load[0])
+
+
+def test_bad_asgi_store_settings_are_refused(tmp_path: Path) -> None:
+    card = mounted_card("http://a2a.example")
+    with pytest.raises(TypeError, match="store"):
+        A2AApp(agent, card, store=42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cache_mb"):
+        A2AApp(agent, card, store=tmp_path / "x.db", cache_mb=-1)
+    with pytest.raises(ValueError, match="retain"):
+        A2AApp(agent, card, retain=-1)
+    with pytest.raises(OSError, match="tasks.db"):
+        TaskStore.open_sqlite("/nonexistent-dir/x/tasks.db")

@@ -19,12 +19,22 @@ The service must see request paths as the client sent them (they are matched aga
 card's URLs): the app takes ``root_path`` into account, so it works mounted under a prefix
 too, as long as the card's URLs include that prefix; the card is then served at
 ``PREFIX/.well-known/agent-card.json``.
+
+Tasks live in the service's memory unless ``store`` is given: a SQLite file (or a
+:class:`TaskStore` of your own, ``TaskStore.memory()`` or ``TaskStore.open_sqlite(path)``).
+The service then keeps only the tasks in use plus a cache of about ``cache_mb`` MiB and asks
+the app for the rest; the app answers those requests in order on a thread of its own
+(store IO blocks), so the event loop never waits for the disk::
+
+    a2a = A2AApp(agent, card, store="tasks.db", cache_mb=16, retain=datetime.timedelta(days=30))
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import datetime
 import inspect
 import logging
 import os
@@ -34,13 +44,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from typing import Any, NamedTuple, Union
 
 from . import _a2a_wire
-from ._a2a_wire import SigningKey
+from ._a2a_wire import SigningKey, StoreReply, StoreRequest, TaskStore
 from ._model import AgentCard
 from .errors import A2AError, InternalError
 from ._wake import unwatch, watch
-from .server import Executor, _Runner
+from .server import Executor, _retain_ms, _Runner
 
-__all__ = ["A2AApp", "AuthRequest", "Authenticator"]
+__all__ = ["A2AApp", "AuthRequest", "Authenticator", "TaskStore"]
 
 log = logging.getLogger("a2a_wire")
 
@@ -96,8 +106,17 @@ class A2AApp:
     only: the SSRF guard refuses loopback, private and link-local ones, except those of
     ``allow_webhooks`` (host names, addresses, CIDR networks; local development) or all of
     them with ``allow_private_webhooks`` (tests). ``https://`` receivers are verified
-    against ``webhook_ca_file`` (PEM; None: the platform's roots). The service starts on the first request or at ASGI lifespan startup, on the
-    event loop that runs the app, and stops at lifespan shutdown (or ``await app.aclose()``).
+    against ``webhook_ca_file`` (PEM; None: the platform's roots). The service starts on the
+    first request or at ASGI lifespan startup, on the event loop that runs the app, and stops
+    at lifespan shutdown (or ``await app.aclose()``).
+
+    ``store``: None keeps every task in the service's memory; a path opens that SQLite file
+    at start (created if missing, closed at shutdown; the file ``AgentServer(store=...)`` and
+    ``a2a-wire serve --store`` use); a :class:`TaskStore` is used as it is (and left open).
+    With a store the service holds the tasks in use plus about ``cache_mb`` MiB of others
+    (default 64). ``retain`` (seconds or a ``timedelta``) deletes tasks in a terminal state
+    whose last change is older, with everything kept for them; tasks still working or
+    waiting for input are never deleted (None: keep every task).
     """
 
     def __init__(
@@ -115,7 +134,20 @@ class A2AApp:
         webhook_ca_file: str | os.PathLike[str] | None = None,
         signing_key: SigningKey | None = None,
         card_jku: str | None = None,
+        store: TaskStore | str | os.PathLike[str] | None = None,
+        cache_mb: int | None = None,
+        retain: float | datetime.timedelta | None = None,
     ) -> None:
+        if cache_mb is not None and (isinstance(cache_mb, bool) or not isinstance(cache_mb, int) or cache_mb < 0):
+            raise ValueError(f"cache_mb must be a whole number of MiB, got {cache_mb!r}")
+        if not (store is None or isinstance(store, (TaskStore, str, os.PathLike))):
+            raise TypeError(f"store: expected a path or a TaskStore, got {type(store).__name__}")
+        self._store_arg = store
+        self._cache_bytes = None if cache_mb is None else cache_mb * (1 << 20)
+        self._retain_ms = _retain_ms(retain)
+        self._store: TaskStore | None = None
+        self._store_thread: concurrent.futures.ThreadPoolExecutor | None = None
+        self._store_pending: set[asyncio.Future[StoreReply]] = set()
         if isinstance(allow_webhooks, str):
             raise TypeError("allow_webhooks: expected a list of hosts, addresses or networks, got a str")
         self._extended_cards = None if extended_cards is None else dict(extended_cards)
@@ -147,6 +179,9 @@ class A2AApp:
         if self._service is not None:
             return self._service
         loop = asyncio.get_running_loop()
+        store = self._store_arg
+        if store is not None and not isinstance(store, TaskStore):
+            store = TaskStore.open_sqlite(os.fspath(store))  # OSError when it cannot be opened
         service = _a2a_wire.ServiceHost(
             self._card,
             extended_card=self._extended_card,
@@ -158,12 +193,40 @@ class A2AApp:
             webhook_ca_file=self._webhook_ca_file,
             signing_key=self._signing_key,
             card_jku=self._card_jku,
+            external_store=store is not None,
+            cache_bytes=self._cache_bytes,
+            retain_ms=self._retain_ms,
         )
+        if store is not None:
+            self._store = store
+            self._store_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="a2a-wire-store")
         self._loop = loop
         self._runner = _Runner(self._executor, loop, None)
         self._watch = watch(loop, service.take_watch_fd(), self._pump)
         self._service = service
+        if store is not None:
+            self._pump()  # the store's first request (open) goes out now, not at the first call
         return service
+
+    def _ask_store(self, request: StoreRequest) -> None:
+        # One thread answers, so the requests are carried out, and their replies come back,
+        # in the order the service asked.
+        assert self._loop is not None and self._store is not None and self._store_thread is not None
+        reply = self._loop.run_in_executor(self._store_thread, self._store.answer, request)
+        self._store_pending.add(reply)
+        reply.add_done_callback(self._store_answered)
+
+    def _store_answered(self, reply: asyncio.Future[StoreReply]) -> None:
+        self._store_pending.discard(reply)
+        service = self._service
+        if service is None or reply.cancelled():
+            return
+        error = reply.exception()
+        if error is not None:  # TaskStore.answer replies even when the disk fails; not this
+            log.error("the task store raised: %r", error)
+            return
+        service.store_reply(reply.result())
+        self._pump()
 
     def _pump(self) -> None:
         service = self._service
@@ -173,7 +236,9 @@ class A2AApp:
         assert runner is not None
         for out in service.poll():
             kind = out[0]
-            if kind == "start":
+            if kind == "store":
+                self._ask_store(out[1])
+            elif kind == "start":
                 runner.start(out[1])
             elif kind == "cancel":
                 runner.cancel(out[1])
@@ -247,6 +312,17 @@ class A2AApp:
         assert self._runner is not None
         await self._runner.cancel_all(self._shutdown_timeout)
         self._pump()
+        # Writes still on their way land before the store closes.
+        assert self._loop is not None
+        deadline = self._loop.time() + self._shutdown_timeout
+        while self._store_pending and self._loop.time() < deadline:
+            await asyncio.wait(set(self._store_pending), timeout=max(0.0, deadline - self._loop.time()))
+        if self._store_thread is not None:
+            self._store_thread.shutdown(wait=False)
+            self._store_thread = None
+        if self._store is not None and not isinstance(self._store_arg, TaskStore):
+            self._store.close()  # the file the app opened
+        self._store = None
         if self._watch is not None and self._loop is not None:
             unwatch(self._loop, self._watch)
         if self._timer is not None:
