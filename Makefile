@@ -6,12 +6,12 @@ THUMB := thumbv7em-none-eabihf
 FUZZ_SECONDS ?= 5
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test deps fmt-check unit oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
+.PHONY: test deps fmt-check unit pg-test tokio-check oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
 	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
 	node-build node-model node-check node-pack node-test bench-node
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
-TEST_STEPS := deps fmt-check unit oracle c-test py-test interop node-test nostd bench-build fuzz-smoke
+TEST_STEPS := deps fmt-check unit pg-test tokio-check oracle c-test py-test interop node-test nostd bench-build fuzz-smoke
 test:
 	@for step in $(TEST_STEPS); do \
 	  start=$$(date +%s); $(MAKE) --no-print-directory $$step || exit 1; \
@@ -37,6 +37,25 @@ unit:
 	$(CARGO) test
 	# The transport without its default `sqlite` feature still builds (a store file is then refused).
 	$(CARGO) check -p a2a-wire-smol --no-default-features
+
+# PostgreSQL: a throwaway cluster (tests/pg/cluster.sh: Debian's postgresql installed when
+# missing, 127.0.0.1 only, fsync off, stopped at the end) for the store's tests
+# (transport/tests/store.rs, `pg::`) and `a2a-wire serve --store postgres://` (tests/pg/cli.sh).
+PG_DIR := $(CURDIR)/target/pg-cluster
+pg-test:
+	$(CARGO) build -p a2a-wire-cli
+	tests/pg/cluster.sh start $(PG_DIR)
+	@url=$$(cat $(PG_DIR)/url); \
+	  A2A_PG_URL=$$url A2A_PG_REQUIRED=1 $(CARGO) test -p a2a-wire-smol --features postgres --test store pg:: \
+	  && tests/pg/cli.sh target/debug/a2a-wire $$url; \
+	  rc=$$?; tests/pg/cluster.sh stop $(PG_DIR); exit $$rc
+
+# No tokio runtime anywhere in the tree: h2 and sqlx bring tokio's IO traits and sync, never
+# its runtime, reactor, timers or process and signal handling.
+tokio-check:
+	@features=$$($(CARGO) tree --workspace -e features -i tokio 2>/dev/null | grep -oE 'tokio feature "[a-z-]+"' | sort -u); \
+	  echo "tokio features in the tree:" $$features; \
+	  if echo "$$features" | grep -qE '"(rt|rt-multi-thread|net|time|fs|process|signal)"'; then echo "a tokio runtime feature is on"; exit 1; fi
 
 # The v1.0 vectors against an independent implementation: Google's protobuf library with the
 # official Python SDK's generated classes (tests/python/protobuf_oracle.py).

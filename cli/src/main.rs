@@ -1,7 +1,7 @@
 //! `a2a-wire`: serve the demo echo agent, or talk to any A2A agent.
 //!
 //! ```text
-//! a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--cache-mb N] [--retain DURATION] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
+//! a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
 //! a2a-wire card URL [--json]
 //! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--timeout S] [--json]
 //! a2a-wire get URL TASK_ID [--history N] [--json]
@@ -35,7 +35,7 @@ use std::sync::Arc;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage:
-  a2a-wire serve [--addr 127.0.0.1:7420] [--store FILE|memory] [--cache-mb N] [--retain DURATION] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE] [--v03-file-bytes base64|raw]
+  a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE] [--v03-file-bytes base64|raw]
   a2a-wire card URL [--json]
   a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--timeout SECONDS] [--json]
   a2a-wire get URL TASK_ID [--history N] [...]
@@ -57,7 +57,9 @@ every call; each principal sees only its own tasks. Clients send it with --heade
 one port, the card listing https:// URLs; changed files are read again. Clients verify
 https:// agents against the platform's roots, or only against --ca-file FILE (PEM); serve's
 --ca-file is what webhook receivers are verified against.
-serve --store FILE (default a2a-wire-tasks.db; memory: no file) keeps tasks in SQLite: memory
+serve --public-url https://HOST[:PORT] makes the card name that origin (a load balancer's)
+instead of --addr. serve --store FILE (default a2a-wire-tasks.db; memory: no file) keeps tasks in SQLite, and
+--store postgres://USER[:PASS]@HOST:PORT/DB in PostgreSQL (tables created at start): memory
 holds the tasks in use plus a cache of --cache-mb MiB (default 64). --retain DURATION (90s,
 12h, 30d) deletes finished tasks (completed, canceled, failed, rejected) whose last change is
 older; by default every task is kept.
@@ -173,6 +175,7 @@ fn usage(message: &str) -> ExitCode {
 
 const SERVE_OPTIONS: &[&str] = &[
     "--addr",
+    "--public-url",
     "--store",
     "--cache-mb",
     "--retain",
@@ -459,7 +462,11 @@ async fn serve(args: &Args) -> Result<(), Failure> {
         (None, None) => None,
         _ => return Err(Failure::Usage(String::from("--tls-cert and --tls-key go together"))),
     };
-    let origin = a2a_wire_smol::demo::origin(addr, tls.is_some());
+    // Behind a load balancer the card names the balancer, not this server.
+    let origin = match args.value("--public-url") {
+        Some(u) => a2a_wire_smol::demo::public_origin(u).map_err(|e| Failure::Usage(format!("--public-url {e}")))?,
+        None => a2a_wire_smol::demo::origin(addr, tls.is_some()),
+    };
     let mut config = a2a_wire_smol::ServerConfig::new(a2a_wire_smol::demo::card_at(&origin));
     config.tls = tls.as_ref().map(|(t, _, _)| t.clone());
     config.webhooks.tls = ca_file(args)?;
@@ -505,6 +512,10 @@ async fn serve(args: &Args) -> Result<(), Failure> {
     let store = args.value("--store").unwrap_or("a2a-wire-tasks.db");
     let server = if store == "memory" {
         a2a_wire_smol::Server::bind(addr, config, agent).await
+    } else if a2a_wire_smol::postgres::is_url(store) {
+        let s = a2a_wire_smol::postgres::PgStore::open(store).map_err(|e| Failure::Agent(Error::Transport(e.0)))?;
+        eprintln!("a2a-wire: tasks in {}", s.database());
+        a2a_wire_smol::Server::bind_with_store(addr, config, agent, s).await
     } else {
         let s = a2a_wire_smol::sqlite::SqliteStore::open(store).map_err(|e| Failure::Agent(Error::Transport(e.to_string())))?;
         eprintln!("a2a-wire: tasks in {store}");
@@ -512,6 +523,9 @@ async fn serve(args: &Args) -> Result<(), Failure> {
     }
     .map_err(|e| Failure::Agent(Error::Transport(format!("cannot listen on {addr}: {e}"))))?;
     eprintln!("a2a-wire: echo agent on {origin}  (card: {origin}/.well-known/agent-card.json)");
+    if args.value("--public-url").is_some() {
+        eprintln!("a2a-wire: listening on {addr}; the card names {origin}");
+    }
     for i in &card.supported_interfaces {
         eprintln!("  {:<9} {:<4} {}", i.protocol_binding, i.protocol_version, i.url);
     }

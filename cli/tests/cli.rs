@@ -382,3 +382,20 @@ fn a_webhook_delivery_the_receiver_failed_is_retried_after_a_kill_and_restart_an
             .and_then(|e| if let Some(v1::stream_response::Payload::StatusUpdate(u)) = &e.payload { u.status.clone() } else { None });
     assert_eq!(last.map(|s| s.state), Some(v1::TaskState::Completed as i32), "in order: the completed event last");
 }
+
+#[test]
+fn serve_with_a_public_url_publishes_the_balancers_origin_and_refuses_a_path() {
+    let addr = free_addr();
+    let _server =
+        common::serve_args(addr, &["--store".as_ref(), "memory".as_ref(), "--public-url".as_ref(), "https://agents.example/".as_ref()]);
+    let card = smol::block_on(a2a_wire_smol::client::fetch_card(&format!("http://{addr}/.well-known/agent-card.json"))).unwrap().card;
+    assert_eq!(card.supported_interfaces.len(), 6);
+    for i in &card.supported_interfaces {
+        assert!(i.url.starts_with("https://agents.example"), "{} {}: {}", i.protocol_binding, i.protocol_version, i.url);
+        assert!(!i.url.contains(&addr.port().to_string()), "the replica's port leaked: {}", i.url);
+    }
+    let (code, _, err) =
+        run(&["serve", "--addr", &free_addr().to_string(), "--store", "memory", "--public-url", "https://agents.example/a2a"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--public-url") && err.contains("the origin only"), "{err}");
+}

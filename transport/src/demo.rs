@@ -185,6 +185,40 @@ pub fn origin(addr: SocketAddr, tls: bool) -> String {
     format!("{}://{addr}", if tls { "https" } else { "http" })
 }
 
+/// The origin a card names when the server is reached through something else (a load
+/// balancer, a proxy): `URL` is `http://HOST[:PORT]` or `https://HOST[:PORT]` (a trailing
+/// `/` is dropped); a path, query, fragment or user name is refused, since every interface
+/// URL is the origin plus the server's own paths.
+pub fn public_origin(url: &str) -> Result<String, String> {
+    let u = url.trim_end_matches('/');
+    let rest = u
+        .strip_prefix("http://")
+        .or_else(|| u.strip_prefix("https://"))
+        .ok_or_else(|| format!("{url}: expected http://HOST[:PORT] or https://HOST[:PORT]"))?;
+    if rest.is_empty() {
+        return Err(format!("{url}: no host"));
+    }
+    if let Some(c) = rest.chars().find(|c| matches!(c, '/' | '?' | '#' | '@' | ' ') || c.is_control()) {
+        return Err(format!("{url}: the origin only (scheme, host and port), found {c:?}"));
+    }
+    // An IPv6 literal is bracketed: `[::1]:8443`.
+    let (host, port) = match rest.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((h, "")) => (h, None),
+            Some((h, p)) => (h, Some(p.strip_prefix(':').unwrap_or("x"))),
+            None => ("", None),
+        },
+        None => match rest.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (rest, None),
+        },
+    };
+    if host.is_empty() || port.is_some_and(|p| p.parse::<u16>().map_or(true, |n| n == 0)) {
+        return Err(format!("{url}: a host and, optionally, a port from 1 to 65535"));
+    }
+    Ok(u.to_string())
+}
+
 /// The six interfaces of a server at `origin` (`http://HOST:PORT` or `https://HOST:PORT`):
 /// JSON-RPC, HTTP+JSON and gRPC in v1.0, then in v0.3. gRPC is at the bare `HOST:PORT` in
 /// cleartext (how v1.0 cards publish it), and at `https://HOST:PORT` over TLS.
@@ -240,7 +274,32 @@ pub fn card_at(origin: &str) -> v1::AgentCard {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_ticks;
+    use super::{card_at, parse_ticks, public_origin};
+
+    #[test]
+    fn a_public_origin_is_scheme_host_and_port_only() {
+        assert_eq!(public_origin("https://agents.example/").unwrap(), "https://agents.example");
+        assert_eq!(public_origin("http://10.0.0.5:8080").unwrap(), "http://10.0.0.5:8080");
+        assert_eq!(public_origin("https://[2001:db8::1]:8443").unwrap(), "https://[2001:db8::1]:8443");
+        for bad in [
+            "agents.example",
+            "ftp://x",
+            "https://",
+            "https://x/a2a",
+            "https://x?y",
+            "https://u@x",
+            "https://x:0",
+            "https://x:99999",
+            "https://x:1:2",
+            "https://[::1",
+            "https://[::1]x",
+            "http://a b",
+        ] {
+            assert!(public_origin(bad).is_err(), "{bad}");
+        }
+        let card = card_at(&public_origin("https://agents.example").unwrap());
+        assert!(card.supported_interfaces.iter().all(|i| i.url.starts_with("https://agents.example")), "{card:?}");
+    }
 
     #[test]
     fn ticks_take_a_bounded_count_and_delay() {

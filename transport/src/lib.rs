@@ -84,6 +84,8 @@ pub mod grpc;
 pub mod host;
 pub mod http1;
 pub mod io;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod ready;
 pub mod server;
 pub mod signing;

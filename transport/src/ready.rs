@@ -116,6 +116,14 @@ impl ReadyOptions {
     pub fn open_store(&self) -> Result<crate::store::Store, ReadyError> {
         match &self.store {
             None => Ok(crate::store::Store::Memory(a2a_wire::engine::MemoryStore::new())),
+            #[cfg(feature = "postgres")]
+            Some(url) if crate::postgres::is_url(&url.to_string_lossy()) => {
+                crate::postgres::PgStore::open(&url.to_string_lossy()).map(crate::store::Store::from).map_err(|e| ReadyError::Store(e.0))
+            }
+            #[cfg(not(feature = "postgres"))]
+            Some(url) if ["postgres://", "postgresql://"].iter().any(|p| url.to_string_lossy().starts_with(p)) => {
+                Err(ReadyError::Store(String::from("a postgres:// store: built without the `postgres` feature")))
+            }
             #[cfg(feature = "sqlite")]
             Some(path) => crate::sqlite::SqliteStore::open(path)
                 .map(crate::store::Store::from)

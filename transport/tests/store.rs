@@ -97,11 +97,21 @@ async fn list_all(client: &mut Client, filter: v1::ListTasksRequest) -> (Vec<Str
 #[test]
 fn sqlite_with_a_tiny_working_set_serves_every_binding_and_a_restart_reads_nothing_at_open() {
     let path = temp("restart");
+    restart_keeps_everything(|| SqliteStore::open(&path).unwrap().into());
+    for ext in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
+    }
+}
+
+/// Tasks made on every binding through a store with no cache, the server restarted on
+/// `open()` again: the card at once, old tasks readable, lists paging through everything
+/// with a filter, a follow-up on a task from before the restart.
+fn restart_keeps_everything(open: impl Fn() -> Store) {
     let mut made: Vec<(String, i32)> = Vec::new();
     let input_task;
     {
         // A cache of no bytes: every task not in use is evicted, so each read is a load.
-        let (server, addr) = start(SqliteStore::open(&path).unwrap(), |c| c.cache_bytes = 0);
+        let (server, addr) = start(open(), |c| c.cache_bytes = 0);
         smol::block_on(async {
             for (what, mut client) in clients(addr) {
                 for n in 0..4 {
@@ -120,7 +130,7 @@ fn sqlite_with_a_tiny_working_set_serves_every_binding_and_a_restart_reads_nothi
     }
     // The restart: the first answer comes at once, old tasks are read on demand.
     let started = Instant::now();
-    let (server, addr) = start(SqliteStore::open(&path).unwrap(), |c| c.cache_bytes = 0);
+    let (server, addr) = start(open(), |c| c.cache_bytes = 0);
     smol::block_on(async {
         let card = a2a_wire_smol::client::fetch_card(&format!("http://{addr}/.well-known/agent-card.json")).await.unwrap();
         assert!(!card.card.supported_interfaces.is_empty());
@@ -150,9 +160,6 @@ fn sqlite_with_a_tiny_working_set_serves_every_binding_and_a_restart_reads_nothi
         assert_eq!((done.id.as_str(), state(&done)), (input_task.id.as_str(), v1::TaskState::Completed as i32));
     });
     server.stop();
-    for ext in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
-    }
 }
 
 fn retention_on_every_binding(store: Store) {
@@ -223,4 +230,172 @@ fn the_reference_external_store_serves_every_binding() {
         }
     });
     server.stop();
+}
+
+// ---- PostgreSQL (`make pg-test` starts a throwaway cluster and sets A2A_PG_URL) ----------
+
+/// A fresh database on the cluster A2A_PG_URL names, as a URL; None (the test is skipped,
+/// and says so) when no cluster is given, unless A2A_PG_REQUIRED is set.
+#[cfg(feature = "postgres")]
+fn pg_database(name: &str) -> Option<String> {
+    use sqlx::Connection as _;
+    let Ok(admin) = std::env::var("A2A_PG_URL") else {
+        assert!(std::env::var_os("A2A_PG_REQUIRED").is_none(), "A2A_PG_REQUIRED is set but A2A_PG_URL is not");
+        eprintln!("skipped: no PostgreSQL (set A2A_PG_URL, or run `make pg-test`)");
+        return None;
+    };
+    let db = format!("a2a_test_{}_{name}", std::process::id());
+    smol::block_on(async {
+        let mut c = sqlx::PgConnection::connect(&admin).await.unwrap();
+        sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {db}"))).execute(&mut c).await.unwrap();
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}"))).execute(&mut c).await.unwrap();
+    });
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    Some(format!("{base}/{db}"))
+}
+
+#[cfg(feature = "postgres")]
+mod pg {
+    use super::*;
+    use a2a_wire::engine::{MessageRecord, StoreReply, StoreRequest, StoreRequestId, StoredTask, TaskWrite, WriteBatch};
+    use a2a_wire::proto::google::protobuf::Timestamp;
+    use a2a_wire::task::TaskRecord;
+    use a2a_wire_smol::postgres::PgStore;
+    use a2a_wire_smol::store::ExternalStore;
+
+    fn task(id: &str, context: &str, state: v1::TaskState) -> StoredTask {
+        let t = v1::Task {
+            id: id.into(),
+            context_id: context.into(),
+            status: Some(v1::TaskStatus {
+                state: state as i32,
+                timestamp: Some(Timestamp { seconds: 100, nanos: 0 }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        StoredTask {
+            record: TaskRecord { task: t, closed_artifacts: vec!["a\nb".into()] },
+            tenant: "t\u{0}é".into(),
+            owner: None,
+            push_configs: vec![],
+            version: 1,
+        }
+    }
+
+    fn write(s: &mut PgStore, tasks: Vec<(StoredTask, u64)>, messages: Vec<(String, Option<MessageRecord>)>, at: i64) -> StoreReply {
+        let tasks = tasks
+            .into_iter()
+            .map(|(task, base)| {
+                let terminal = matches!(task.record.state(), Some(v1::TaskState::Completed));
+                TaskWrite { task, base, terminal }
+            })
+            .collect();
+        let batch = WriteBatch { at: Timestamp { seconds: at, nanos: 0 }, tasks, messages, ..Default::default() };
+        s.answer(StoreRequest::Write { id: StoreRequestId(1), batch })
+    }
+
+    fn load(s: &mut PgStore, ids: &[&str], keys: &[&str]) -> (Vec<StoredTask>, Vec<(String, MessageRecord)>) {
+        let req = StoreRequest::Load {
+            id: StoreRequestId(2),
+            tasks: ids.iter().map(|i| i.to_string()).collect(),
+            messages: keys.iter().map(|i| i.to_string()).collect(),
+        };
+        match s.answer(req) {
+            StoreReply::Loaded { tasks, messages, .. } => (tasks, messages),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn postgres_two_servers_changing_one_task_never_lose_an_update() {
+        let Some(url) = pg_database("versions") else { return };
+        let (mut a, mut b) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
+        let record = MessageRecord { task_id: "t1".into(), sent_task_id: "t1".into(), sent_context_id: "c\u{0}".into() };
+        let r = write(&mut a, vec![(task("t1", "c\u{0}", v1::TaskState::Working), 0)], vec![("k\u{0}1".into(), Some(record.clone()))], 10);
+        assert!(matches!(r, StoreReply::Written { .. }), "{r:?}");
+        // The same new id from the other server: refused, and nothing of its batch written.
+        let r = write(&mut b, vec![(task("t1", "other", v1::TaskState::Working), 0)], vec![("k2".into(), Some(record.clone()))], 10);
+        assert!(matches!(&r, StoreReply::Conflict { tasks, .. } if tasks == &["t1".to_string()]), "{r:?}");
+        // Both based on version 1: the first write wins, the second is refused.
+        let mut first = task("t1", "c\u{0}", v1::TaskState::Completed);
+        first.version = 2;
+        let mut second = task("t1", "c\u{0}", v1::TaskState::Failed);
+        second.version = 2;
+        assert!(matches!(write(&mut a, vec![(first, 1)], vec![], 11), StoreReply::Written { .. }));
+        assert!(matches!(write(&mut b, vec![(second, 1)], vec![], 11), StoreReply::Conflict { .. }));
+        let (tasks, messages) = load(&mut b, &["t1", "nope"], &["k\u{0}1", "k2"]);
+        assert_eq!(tasks.len(), 1);
+        assert_eq!((tasks[0].version, tasks[0].record.state()), (2, Some(v1::TaskState::Completed)));
+        assert_eq!(tasks[0].tenant, "t\u{0}é", "a tenant with U+0000 and non-ASCII comes back as it was");
+        assert_eq!(tasks[0].record.closed_artifacts, vec!["a\nb".to_string()]);
+        assert_eq!(messages, vec![("k\u{0}1".to_string(), record)], "the refused batch's message id was not kept");
+    }
+
+    #[test]
+    fn postgres_servers_starting_at_once_create_the_schema_once_and_a_newer_one_is_refused() {
+        let Some(url) = pg_database("schema") else { return };
+        let opened: Vec<_> = (0..4)
+            .map(|_| {
+                let url = url.clone();
+                std::thread::spawn(move || PgStore::open(&url).map(|_| ()))
+            })
+            .collect();
+        for t in opened {
+            t.join().unwrap().unwrap();
+        }
+        smol::block_on(async {
+            use sqlx::Connection as _;
+            let mut c = sqlx::PgConnection::connect(&url).await.unwrap();
+            sqlx::query("UPDATE a2a_meta SET value = 99 WHERE key = 'schema'").execute(&mut c).await.unwrap();
+        });
+        let e = PgStore::open(&url).unwrap_err();
+        assert!(e.0.contains("schema version 99"), "{}", e.0);
+        // An unreachable database is an error at open, not a hang.
+        let started = Instant::now();
+        let e = PgStore::open("postgres://postgres:secret@127.0.0.1:1/none").unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+        assert!(!e.0.contains("secret"), "the password is not shown: {}", e.0);
+    }
+
+    #[test]
+    fn postgres_expiry_deletes_terminal_tasks_with_their_message_ids_and_open_returns_unfinished_ones() {
+        let Some(url) = pg_database("expiry") else { return };
+        let mut s = PgStore::open(&url).unwrap();
+        let m =
+            |t: &str| (format!("m-{t}"), Some(MessageRecord { task_id: t.into(), sent_task_id: t.into(), sent_context_id: "c".into() }));
+        let r = write(
+            &mut s,
+            vec![
+                (task("old", "c", v1::TaskState::Completed), 0),
+                (task("wait", "c", v1::TaskState::InputRequired), 0),
+                (task("run", "c", v1::TaskState::Working), 0),
+            ],
+            vec![m("old"), m("wait")],
+            10,
+        );
+        assert!(matches!(r, StoreReply::Written { .. }), "{r:?}");
+        let r = s.answer(StoreRequest::Expire { id: StoreRequestId(3), before: Timestamp { seconds: 20, nanos: 0 }, limit: 10 });
+        assert!(matches!(&r, StoreReply::Expired { tasks, .. } if tasks == &["old".to_string()]), "{r:?}");
+        let (tasks, messages) = load(&mut s, &["old", "wait", "run"], &["m-old", "m-wait"]);
+        assert_eq!(tasks.iter().map(|t| t.record.task.id.as_str()).collect::<Vec<_>>().len(), 2);
+        assert_eq!(messages.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["m-wait"]);
+        drop(s);
+        let mut s = PgStore::open(&url).unwrap();
+        let StoreReply::Opened { unfinished, .. } = s.answer(StoreRequest::Open { id: StoreRequestId(4) }) else { panic!() };
+        assert_eq!(unfinished.iter().map(|t| t.record.task.id.as_str()).collect::<Vec<_>>(), ["run"]);
+        assert_eq!(s.count().unwrap(), 2);
+    }
+
+    #[test]
+    fn postgres_with_a_tiny_working_set_serves_every_binding_and_a_restart_reads_nothing_at_open() {
+        let Some(url) = pg_database("restart") else { return };
+        restart_keeps_everything(|| PgStore::open(&url).unwrap().into());
+    }
+
+    #[test]
+    fn postgres_retention_deletes_finished_tasks_and_keeps_waiting_ones() {
+        let Some(url) = pg_database("retain") else { return };
+        retention_on_every_binding(PgStore::open(&url).unwrap().into());
+    }
 }

@@ -1,0 +1,592 @@
+//! The task store in PostgreSQL (`a2a-wire serve --store postgres://USER[:PASS]@HOST:PORT/DB`).
+//!
+//! The same store as [`crate::sqlite`], on a database server: it answers the engine's store
+//! requests ([`StoreRequest`]) on the store's thread, each with the pool's connections
+//! (sqlx on smol: no tokio runtime). The tables are created and migrated at open under a
+//! transaction-scoped advisory lock, so several servers may start on one database at once.
+//!
+//! Versioned writes: a batch is one transaction; a task written with base version 0 is
+//! inserted only if no row of that id exists, any other is updated only where the row still
+//! has the base version. A row that is not as the batch expected refuses the whole batch
+//! ([`StoreReply::Conflict`], the transaction rolled back), so a write based on a stale copy
+//! is never applied, even when another server changed the task meanwhile: the engine then
+//! answers the calls of that batch with an error and drops its copy of the task, which it
+//! loads again on the next call that names it.
+//!
+//! Strings from peers (ids, tenants, context ids, principals, message keys, webhook queue
+//! names) are stored as `BYTEA`: PostgreSQL's `TEXT` cannot hold U+0000 and compares by
+//! collation, where the engine compares bytes.
+//!
+//! One server per database for now: the unfinished tasks a store returns at open are resumed
+//! by whoever opens it (leases for several servers are the next step of this store).
+
+use a2a_wire::engine::{ListQuery, MessageRecord, OwnerScope, PushConfig, StoreError, StoreReply, StoreRequest, StoredTask, WriteBatch};
+use a2a_wire::proto::google::protobuf::Timestamp;
+use a2a_wire::task::TaskRecord;
+use a2a_wire::v1;
+use a2a_wire::version::ProtocolVersion;
+use a2a_wire::webhook::Queued;
+use prost::Message as _;
+use sqlx::postgres::{PgArguments, PgPool, PgPoolOptions, PgRow};
+use sqlx::query::Query;
+use sqlx::{AssertSqlSafe, Postgres, Row};
+use std::time::{Duration, Instant};
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Connections of the pool (the store's thread uses one at a time; more let a dropped one
+/// be replaced while others serve).
+pub const POOL_SIZE: u32 = 4;
+
+/// How long a request waits for a connection (the database unreachable: the request fails
+/// after this, and the calls that needed it with it).
+pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a store whose write failed waits before it writes again.
+pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
+
+/// The advisory lock key the schema is created under (any fixed number; "a2aw").
+const SCHEMA_LOCK: i64 = 0x6132_6177;
+
+/// True for a store setting that names a PostgreSQL database.
+pub fn is_url(s: &str) -> bool {
+    s.starts_with("postgres://") || s.starts_with("postgresql://")
+}
+
+fn db_error(e: sqlx::Error) -> StoreError {
+    StoreError(format!("postgres: {e}"))
+}
+
+fn ms(t: Timestamp) -> i64 {
+    t.seconds.saturating_mul(1000).saturating_add(i64::from(t.nanos / 1_000_000))
+}
+
+/// The sort key of a task in lists (newest status first; none sorts as the oldest).
+fn list_key(t: &v1::Task) -> (i64, i32) {
+    t.status.as_ref().and_then(|s| s.timestamp).map_or((i64::MIN, 0), |ts| (ts.seconds, ts.nanos))
+}
+
+fn encode_push(configs: &[PushConfig]) -> (Vec<u8>, String) {
+    let list =
+        v1::ListTaskPushNotificationConfigsResponse { configs: configs.iter().map(|p| p.config.clone()).collect(), ..Default::default() };
+    let versions = configs.iter().map(|p| p.version.to_string()).collect::<Vec<_>>().join(",");
+    (list.encode_to_vec(), versions)
+}
+
+fn decode_push(bytes: &[u8], versions: &str) -> Result<Vec<PushConfig>, String> {
+    let list = v1::ListTaskPushNotificationConfigsResponse::decode(bytes).map_err(|e| e.to_string())?;
+    let versions: Vec<&str> = if versions.is_empty() { Vec::new() } else { versions.split(',').collect() };
+    if versions.len() != list.configs.len() {
+        return Err(String::from("push config versions do not match the configs"));
+    }
+    list.configs
+        .into_iter()
+        .zip(versions)
+        .map(|(config, v)| Ok(PushConfig { config, version: ProtocolVersion::parse(v).ok_or_else(|| format!("invalid version {v}"))? }))
+        .collect()
+}
+
+fn text(bytes: Vec<u8>, what: &str) -> Result<String, StoreError> {
+    String::from_utf8(bytes).map_err(|_| StoreError(format!("postgres: {what} is not UTF-8")))
+}
+
+/// The columns of a task row, in order.
+const TASK_COLUMNS: &str = "id, tenant, owner, task, closed_artifacts, push, push_versions, version";
+
+fn decode_row(r: &PgRow) -> Result<StoredTask, StoreError> {
+    let id = text(r.try_get(0).map_err(db_error)?, "a task id")?;
+    let tenant = text(r.try_get(1).map_err(db_error)?, "a tenant")?;
+    let owner: Option<Vec<u8>> = r.try_get(2).map_err(db_error)?;
+    let owner = owner.map(|o| text(o, "an owner")).transpose()?;
+    let task: Vec<u8> = r.try_get(3).map_err(db_error)?;
+    let closed: String = r.try_get(4).map_err(db_error)?;
+    let push: Vec<u8> = r.try_get(5).map_err(db_error)?;
+    let push_versions: String = r.try_get(6).map_err(db_error)?;
+    let version: i64 = r.try_get(7).map_err(db_error)?;
+    let task = v1::Task::decode(task.as_slice()).map_err(|e| StoreError(format!("task {id}: {e}")))?;
+    let closed_artifacts: Vec<String> =
+        serde_json::from_str(&closed).map_err(|e| StoreError(format!("task {id}: closed artifact ids: {e}")))?;
+    let push_configs = decode_push(&push, &push_versions).map_err(|e| StoreError(format!("task {id}: {e}")))?;
+    Ok(StoredTask {
+        record: TaskRecord { task, closed_artifacts },
+        tenant,
+        owner,
+        push_configs,
+        version: u64::try_from(version).unwrap_or(0),
+    })
+}
+
+/// One bound argument of a dynamic query.
+enum Arg {
+    Bytes(Vec<u8>),
+    Int(i64),
+}
+
+fn bind_all<'q>(mut q: Query<'q, Postgres, PgArguments>, args: &[Arg]) -> Query<'q, Postgres, PgArguments> {
+    for a in args {
+        q = match a {
+            Arg::Bytes(b) => q.bind(b.clone()),
+            Arg::Int(i) => q.bind(*i),
+        };
+    }
+    q
+}
+
+/// A list query as SQL: the filter (for the count) and the page, each with its arguments.
+struct ListSql {
+    filter: String,
+    filter_args: Vec<Arg>,
+    page: String,
+    page_args: Vec<Arg>,
+}
+
+impl ListSql {
+    fn of(q: &ListQuery) -> ListSql {
+        let mut filter = String::from("tenant = $1");
+        let mut args = vec![Arg::Bytes(q.tenant.as_bytes().to_vec())];
+        match &q.scope {
+            OwnerScope::All => {}
+            OwnerScope::UnownedOr(None) => filter.push_str(" AND owner IS NULL"),
+            OwnerScope::UnownedOr(Some(p)) => {
+                args.push(Arg::Bytes(p.as_bytes().to_vec()));
+                filter.push_str(&format!(" AND (owner IS NULL OR owner = ${})", args.len()));
+            }
+        }
+        if !q.context_id.is_empty() {
+            args.push(Arg::Bytes(q.context_id.as_bytes().to_vec()));
+            filter.push_str(&format!(" AND context_id = ${}", args.len()));
+        }
+        if let Some(s) = q.state {
+            args.push(Arg::Int(i64::from(s as i32)));
+            filter.push_str(&format!(" AND state = ${}", args.len()));
+        }
+        if let Some((s, n)) = q.status_after {
+            args.push(Arg::Int(s));
+            let a = args.len();
+            args.push(Arg::Int(i64::from(n)));
+            filter.push_str(&format!(" AND (ts_key > ${a} OR (ts_key = ${a} AND ts_n >= ${}))", args.len()));
+        }
+        let filter_args: Vec<Arg> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Bytes(b) => Arg::Bytes(b.clone()),
+                Arg::Int(i) => Arg::Int(*i),
+            })
+            .collect();
+        let mut page_filter = filter.clone();
+        if let Some(c) = &q.after {
+            args.push(Arg::Int(c.seconds));
+            let a = args.len();
+            args.push(Arg::Int(i64::from(c.nanos)));
+            let b = args.len();
+            args.push(Arg::Bytes(c.id.as_bytes().to_vec()));
+            let i = args.len();
+            page_filter.push_str(&format!(" AND ts_key <= ${a} AND (ts_key < ${a} OR ts_n < ${b} OR (ts_n = ${b} AND id > ${i}))"));
+        }
+        args.push(Arg::Int(i64::try_from(q.limit).unwrap_or(i64::MAX)));
+        let page = format!(
+            "SELECT {TASK_COLUMNS} FROM a2a_tasks WHERE {page_filter} ORDER BY ts_key DESC, ts_n DESC, id ASC LIMIT ${}",
+            args.len()
+        );
+        ListSql { filter, filter_args, page, page_args: args }
+    }
+}
+
+/// Tasks, message ids and webhook deliveries in a PostgreSQL database.
+pub struct PgStore {
+    pool: PgPool,
+    /// Where it is, without the password (for messages).
+    shown: String,
+    failed_at: Option<Instant>,
+    writes_failed: u64,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore").field("database", &self.shown).field("writes_failed", &self.writes_failed).finish()
+    }
+}
+
+/// `url` without its password.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return String::from("postgres") };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some((auth, host)) => (Some(auth), host),
+        None => (None, rest),
+    };
+    match auth.map(|a| a.split_once(':').map_or(a, |(user, _)| user)) {
+        Some(user) => format!("{scheme}://{user}@{host}"),
+        None => format!("{scheme}://{host}"),
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS a2a_meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS a2a_tasks (
+    id BYTEA PRIMARY KEY,
+    tenant BYTEA NOT NULL,
+    owner BYTEA,
+    task BYTEA NOT NULL,
+    closed_artifacts TEXT NOT NULL,
+    push BYTEA NOT NULL,
+    push_versions TEXT NOT NULL,
+    version BIGINT NOT NULL,
+    context_id BYTEA NOT NULL,
+    state INTEGER NOT NULL,
+    ts_key BIGINT NOT NULL,
+    ts_n INTEGER NOT NULL,
+    updated_ms BIGINT NOT NULL,
+    terminal BOOLEAN NOT NULL
+);
+CREATE INDEX IF NOT EXISTS a2a_tasks_list ON a2a_tasks (tenant, ts_key DESC, ts_n DESC, id);
+CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (tenant, context_id, ts_key DESC, ts_n DESC, id);
+CREATE INDEX IF NOT EXISTS a2a_tasks_state ON a2a_tasks (state, tenant, ts_key DESC, ts_n DESC, id);
+CREATE INDEX IF NOT EXISTS a2a_tasks_expiry ON a2a_tasks (updated_ms) WHERE terminal;
+CREATE INDEX IF NOT EXISTS a2a_tasks_unfinished ON a2a_tasks (state) WHERE state IN (1, 2);
+CREATE TABLE IF NOT EXISTS a2a_messages (
+    key BYTEA PRIMARY KEY,
+    task_id BYTEA NOT NULL,
+    sent_task_id BYTEA NOT NULL,
+    sent_context_id BYTEA NOT NULL
+);
+CREATE INDEX IF NOT EXISTS a2a_messages_task ON a2a_messages (task_id);
+CREATE TABLE IF NOT EXISTS a2a_webhooks (
+    seq BIGINT PRIMARY KEY,
+    queue BYTEA NOT NULL,
+    url TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    body BYTEA NOT NULL
+);
+CREATE INDEX IF NOT EXISTS a2a_webhooks_queue ON a2a_webhooks (queue);
+";
+
+impl PgStore {
+    /// Connects to the database `url` names (`postgres://USER[:PASS]@HOST:PORT/DB`, or
+    /// `postgresql://`) and creates or migrates the tables; reads no task. Fails when the
+    /// database cannot be reached within [`ACQUIRE_TIMEOUT`] or holds a newer schema.
+    pub fn open(url: &str) -> Result<PgStore, StoreError> {
+        let shown = without_password(url);
+        if !is_url(url) {
+            return Err(StoreError(format!("{shown}: not a postgres:// URL")));
+        }
+        smol::block_on(async {
+            let pool = PgPoolOptions::new()
+                .max_connections(POOL_SIZE)
+                .acquire_timeout(ACQUIRE_TIMEOUT)
+                .connect(url)
+                .await
+                .map_err(|e| StoreError(format!("{shown}: {e}")))?;
+            let mut tx = pool.begin().await.map_err(db_error)?;
+            // Held until the commit: several servers starting at once create the tables once.
+            sqlx::query("SELECT pg_advisory_xact_lock($1)").bind(SCHEMA_LOCK).execute(&mut *tx).await.map_err(db_error)?;
+            sqlx::raw_sql(SCHEMA).execute(&mut *tx).await.map_err(db_error)?;
+            let version: Option<i64> =
+                sqlx::query_scalar("SELECT value FROM a2a_meta WHERE key = 'schema'").fetch_optional(&mut *tx).await.map_err(db_error)?;
+            match version {
+                None => {
+                    sqlx::query("INSERT INTO a2a_meta (key, value) VALUES ('schema', $1)")
+                        .bind(SCHEMA_VERSION)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(db_error)?;
+                }
+                Some(v) if v == SCHEMA_VERSION => {}
+                Some(v) => {
+                    return Err(StoreError(format!(
+                        "{shown}: the database has schema version {v}; this build reads version {SCHEMA_VERSION}"
+                    )));
+                }
+            }
+            tx.commit().await.map_err(db_error)?;
+            Ok(PgStore { pool, shown, failed_at: None, writes_failed: 0 })
+        })
+    }
+
+    /// The database, as its URL without the password.
+    pub fn database(&self) -> &str {
+        &self.shown
+    }
+
+    /// How many writes failed since the store was opened.
+    pub fn write_errors(&self) -> u64 {
+        self.writes_failed
+    }
+
+    /// How many tasks the database holds.
+    pub fn count(&self) -> Result<u64, StoreError> {
+        let n: i64 = smol::block_on(sqlx::query_scalar("SELECT COUNT(*) FROM a2a_tasks").fetch_one(&self.pool)).map_err(db_error)?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    async fn load(&self, ids: &[String], keys: &[String]) -> Result<(Vec<StoredTask>, Vec<(String, MessageRecord)>), StoreError> {
+        let mut tasks = Vec::new();
+        if !ids.is_empty() {
+            let ids: Vec<Vec<u8>> = ids.iter().map(|i| i.as_bytes().to_vec()).collect();
+            let rows = sqlx::query(AssertSqlSafe(format!("SELECT {TASK_COLUMNS} FROM a2a_tasks WHERE id = ANY($1)")))
+                .bind(ids)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db_error)?;
+            for r in &rows {
+                tasks.push(decode_row(r)?);
+            }
+        }
+        let mut messages = Vec::new();
+        if !keys.is_empty() {
+            let bytes: Vec<Vec<u8>> = keys.iter().map(|k| k.as_bytes().to_vec()).collect();
+            let rows = sqlx::query("SELECT key, task_id, sent_task_id, sent_context_id FROM a2a_messages WHERE key = ANY($1)")
+                .bind(bytes)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(db_error)?;
+            for r in &rows {
+                let key = text(r.try_get(0).map_err(db_error)?, "a message key")?;
+                let record = MessageRecord {
+                    task_id: text(r.try_get(1).map_err(db_error)?, "a task id")?,
+                    sent_task_id: text(r.try_get(2).map_err(db_error)?, "a task id")?,
+                    sent_context_id: text(r.try_get(3).map_err(db_error)?, "a context id")?,
+                };
+                messages.push((key, record));
+            }
+        }
+        Ok((tasks, messages))
+    }
+
+    async fn list(&self, q: &ListQuery) -> Result<(Vec<StoredTask>, usize), StoreError> {
+        let sql = ListSql::of(q);
+        let count = bind_all(sqlx::query(AssertSqlSafe(format!("SELECT COUNT(*) FROM a2a_tasks WHERE {}", sql.filter))), &sql.filter_args);
+        let total: i64 = count.fetch_one(&self.pool).await.map_err(db_error)?.try_get(0).map_err(db_error)?;
+        let rows = bind_all(sqlx::query(AssertSqlSafe(sql.page)), &sql.page_args).fetch_all(&self.pool).await.map_err(db_error)?;
+        let mut tasks = Vec::with_capacity(rows.len());
+        for r in &rows {
+            tasks.push(decode_row(r)?);
+        }
+        Ok((tasks, usize::try_from(total).unwrap_or(0)))
+    }
+
+    async fn write(&mut self, batch: &WriteBatch) -> Result<Result<(), Vec<String>>, StoreError> {
+        if let Some(t) = self.failed_at {
+            if t.elapsed() < RETRY_AFTER_FAILURE {
+                return Err(StoreError(String::from("the last write failed; waiting before the next try")));
+            }
+        }
+        match self.write_batch(batch).await {
+            Ok(r) => {
+                self.failed_at = None;
+                Ok(r)
+            }
+            Err(e) => {
+                self.failed_at = Some(Instant::now());
+                self.writes_failed += 1;
+                Err(db_error(e))
+            }
+        }
+    }
+
+    async fn write_batch(&self, batch: &WriteBatch) -> Result<Result<(), Vec<String>>, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let updated = ms(batch.at);
+        let mut stale = Vec::new();
+        for w in &batch.tasks {
+            let t = &w.task;
+            let (push, push_versions) = encode_push(&t.push_configs);
+            let (ts_key, ts_n) = list_key(&t.record.task);
+            let state = t.record.task.status.as_ref().map_or(0, |s| s.state);
+            let closed = serde_json::to_string(&t.record.closed_artifacts).unwrap_or_else(|_| String::from("[]"));
+            let version = i64::try_from(t.version).unwrap_or(i64::MAX);
+            let q = if w.base == 0 {
+                sqlx::query(
+                    "INSERT INTO a2a_tasks (id, tenant, owner, task, closed_artifacts, push, push_versions, version,
+                                            context_id, state, ts_key, ts_n, updated_ms, terminal)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                     ON CONFLICT (id) DO NOTHING",
+                )
+            } else {
+                sqlx::query(
+                    "UPDATE a2a_tasks SET tenant = $2, owner = $3, task = $4, closed_artifacts = $5, push = $6,
+                         push_versions = $7, version = $8, context_id = $9, state = $10, ts_key = $11, ts_n = $12,
+                         updated_ms = $13, terminal = $14
+                     WHERE id = $1 AND version = $15",
+                )
+            };
+            let q = q
+                .bind(t.record.task.id.as_bytes())
+                .bind(t.tenant.as_bytes())
+                .bind(t.owner.as_deref().map(str::as_bytes))
+                .bind(t.record.task.encode_to_vec())
+                .bind(closed)
+                .bind(push)
+                .bind(push_versions)
+                .bind(version)
+                .bind(t.record.task.context_id.as_bytes())
+                .bind(state)
+                .bind(ts_key)
+                .bind(ts_n)
+                .bind(updated)
+                .bind(w.terminal);
+            let q = if w.base == 0 { q } else { q.bind(i64::try_from(w.base).unwrap_or(i64::MAX)) };
+            if q.execute(&mut *tx).await?.rows_affected() != 1 {
+                stale.push(t.record.task.id.clone());
+            }
+        }
+        if !stale.is_empty() {
+            tx.rollback().await?;
+            return Ok(Err(stale));
+        }
+        for (key, record) in &batch.messages {
+            match record {
+                Some(r) => {
+                    sqlx::query(
+                        "INSERT INTO a2a_messages (key, task_id, sent_task_id, sent_context_id) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (key) DO UPDATE SET task_id = $2, sent_task_id = $3, sent_context_id = $4",
+                    )
+                    .bind(key.as_bytes())
+                    .bind(r.task_id.as_bytes())
+                    .bind(r.sent_task_id.as_bytes())
+                    .bind(r.sent_context_id.as_bytes())
+                    .execute(&mut *tx)
+                    .await?
+                }
+                None => sqlx::query("DELETE FROM a2a_messages WHERE key = $1").bind(key.as_bytes()).execute(&mut *tx).await?,
+            };
+        }
+        for q in &batch.webhooks_queued {
+            // A list of string pairs always serializes.
+            sqlx::query(
+                "INSERT INTO a2a_webhooks (seq, queue, url, headers, body) VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (seq) DO UPDATE SET queue = $2, url = $3, headers = $4, body = $5",
+            )
+            .bind(i64::try_from(q.seq).unwrap_or(i64::MAX))
+            .bind(q.queue.as_bytes())
+            .bind(&q.url)
+            .bind(serde_json::to_string(&q.headers).unwrap_or_default())
+            .bind(&q.body)
+            .execute(&mut *tx)
+            .await?;
+        }
+        if !batch.webhooks_done.is_empty() {
+            let done: Vec<i64> = batch.webhooks_done.iter().map(|n| i64::try_from(*n).unwrap_or(i64::MAX)).collect();
+            sqlx::query("DELETE FROM a2a_webhooks WHERE seq = ANY($1)").bind(done).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(Ok(()))
+    }
+
+    async fn expire(&self, before: Timestamp, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        // SKIP LOCKED: a task another writer holds is left to the next round.
+        let rows = sqlx::query(
+            "DELETE FROM a2a_tasks WHERE id IN (
+                 SELECT id FROM a2a_tasks WHERE terminal AND updated_ms < $1 ORDER BY updated_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
+             RETURNING id",
+        )
+        .bind(ms(before))
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        let ids: Vec<Vec<u8>> = rows.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>().map_err(db_error)?;
+        if !ids.is_empty() {
+            sqlx::query("DELETE FROM a2a_messages WHERE task_id = ANY($1)").bind(&ids).execute(&mut *tx).await.map_err(db_error)?;
+            for id in &ids {
+                // Webhook queues are named "task\0config": the range [task\0, task\1).
+                let mut low = id.clone();
+                low.push(0);
+                let mut high = id.clone();
+                high.push(1);
+                sqlx::query("DELETE FROM a2a_webhooks WHERE queue >= $1 AND queue < $2")
+                    .bind(low)
+                    .bind(high)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
+            }
+        }
+        tx.commit().await.map_err(db_error)?;
+        ids.into_iter().map(|i| text(i, "a task id")).collect()
+    }
+
+    async fn open_store(&self) -> Result<(Vec<StoredTask>, Vec<Queued>), StoreError> {
+        let rows = sqlx::query(AssertSqlSafe(format!("SELECT {TASK_COLUMNS} FROM a2a_tasks WHERE state IN ($1, $2)")))
+            .bind(v1::TaskState::Submitted as i32)
+            .bind(v1::TaskState::Working as i32)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_error)?;
+        let mut unfinished = Vec::with_capacity(rows.len());
+        for r in &rows {
+            unfinished.push(decode_row(r)?);
+        }
+        let rows = sqlx::query("SELECT seq, queue, url, headers, body FROM a2a_webhooks ORDER BY seq")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_error)?;
+        let mut webhooks = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let seq: i64 = r.try_get(0).map_err(db_error)?;
+            let queue = text(r.try_get(1).map_err(db_error)?, "a webhook queue")?;
+            let url: String = r.try_get(2).map_err(db_error)?;
+            let headers: String = r.try_get(3).map_err(db_error)?;
+            let body: Vec<u8> = r.try_get(4).map_err(db_error)?;
+            let headers: Vec<(String, String)> =
+                serde_json::from_str(&headers).map_err(|e| StoreError(format!("webhook delivery {seq}: headers: {e}")))?;
+            let seq = u64::try_from(seq).map_err(|_| StoreError(format!("webhook delivery {seq}: a negative number")))?;
+            webhooks.push(Queued { seq, queue, url, headers, body });
+        }
+        Ok((unfinished, webhooks))
+    }
+}
+
+impl crate::store::ExternalStore for PgStore {
+    fn answer(&mut self, request: StoreRequest) -> StoreReply {
+        let id = request.id();
+        let result = smol::block_on(async {
+            match request {
+                StoreRequest::Open { id } => {
+                    self.open_store().await.map(|(unfinished, webhooks)| StoreReply::Opened { id, unfinished, webhooks })
+                }
+                StoreRequest::Load { id, tasks, messages } => {
+                    self.load(&tasks, &messages).await.map(|(tasks, messages)| StoreReply::Loaded { id, tasks, messages })
+                }
+                StoreRequest::List { id, query } => self.list(&query).await.map(|(tasks, total)| StoreReply::Listed { id, tasks, total }),
+                StoreRequest::Write { id, batch } => self.write(&batch).await.map(|r| match r {
+                    Ok(()) => StoreReply::Written { id },
+                    Err(tasks) => StoreReply::Conflict { id, tasks },
+                }),
+                StoreRequest::Expire { id, before, limit } => {
+                    self.expire(before, limit).await.map(|tasks| StoreReply::Expired { id, tasks })
+                }
+                _ => Err(StoreError(String::from("a request this store does not know"))),
+            }
+        });
+        result.unwrap_or_else(|error| StoreReply::Failed { id, error })
+    }
+}
+
+impl From<PgStore> for crate::store::Store {
+    fn from(s: PgStore) -> Self {
+        crate::store::Store::External(Box::new(s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_told_apart_and_shown_without_their_password() {
+        assert!(is_url("postgres://u@h:5432/d") && is_url("postgresql://h/d"));
+        assert!(!is_url("tasks.db") && !is_url("memory") && !is_url("postgres:/x"));
+        assert_eq!(without_password("postgres://alice:s3cret@db:5432/a2a"), "postgres://alice@db:5432/a2a");
+        assert_eq!(without_password("postgresql://alice@db/a2a"), "postgresql://alice@db/a2a");
+        assert_eq!(without_password("postgres://db/a2a"), "postgres://db/a2a");
+        assert_eq!(without_password("postgres://a:b:c@d@db/x"), "postgres://a@db/x");
+    }
+
+    #[test]
+    fn a_bad_url_is_refused_without_connecting() {
+        let e = PgStore::open("mysql://x@y/z").unwrap_err();
+        assert!(e.0.contains("not a postgres:// URL"), "{}", e.0);
+    }
+}
