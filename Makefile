@@ -12,12 +12,17 @@ export CARGO_TERM_COLOR ?= never
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
 TEST_STEPS := deps fmt-check unit pg-test tokio-check oracle c-test py-test interop node-test nostd bench-build fuzz-smoke
+# One throwaway PostgreSQL cluster serves every step (A2A_PG_URL; A2A_PG_REQUIRED makes a
+# test that needs it fail instead of skipping); it is stopped however the run ends.
 test:
-	@for step in $(TEST_STEPS); do \
+	@tests/pg/cluster.sh start $(PG_DIR) || exit 1; \
+	export A2A_PG_URL=$$(cat $(PG_DIR)/url) A2A_PG_REQUIRED=1; \
+	trap 'tests/pg/cluster.sh stop $(PG_DIR)' EXIT; \
+	for step in $(TEST_STEPS); do \
 	  start=$$(date +%s); $(MAKE) --no-print-directory $$step || exit 1; \
 	  echo "make test: $$step took $$(( $$(date +%s) - start )) s"; \
-	done
-	@echo "make test: all passed"
+	done; \
+	echo "make test: all passed"
 
 CBINDGEN_VERSION := 0.29.4
 C_DEBS := valgrind libcjson-dev libcpp-httplib-dev pkg-config cmake
@@ -41,14 +46,17 @@ unit:
 # PostgreSQL: a throwaway cluster (tests/pg/cluster.sh: Debian's postgresql installed when
 # missing, 127.0.0.1 only, fsync off, stopped at the end) for the store's tests
 # (transport/tests/store.rs, `pg::`) and `a2a-wire serve --store postgres://` (tests/pg/cli.sh).
+# `make test` starts one cluster for every step; alone, this step starts its own. The C,
+# Python and Node tests use the cluster of `make test` too (their PostgreSQL cases skip
+# without one when run by hand).
 PG_DIR := $(CURDIR)/target/pg-cluster
 pg-test:
 	$(CARGO) build -p a2a-wire-cli
-	tests/pg/cluster.sh start $(PG_DIR)
-	@url=$$(cat $(PG_DIR)/url); \
+	@if [ -n "$$A2A_PG_URL" ]; then url=$$A2A_PG_URL; own=; \
+	  else tests/pg/cluster.sh start $(PG_DIR)-own && url=$$(cat $(PG_DIR)-own/url) && own=1; fi; \
 	  A2A_PG_URL=$$url A2A_PG_REQUIRED=1 $(CARGO) test -p a2a-wire-smol --features postgres --test store pg:: \
 	  && tests/pg/cli.sh target/debug/a2a-wire $$url; \
-	  rc=$$?; tests/pg/cluster.sh stop $(PG_DIR); exit $$rc
+	  rc=$$?; [ -z "$$own" ] || tests/pg/cluster.sh stop $(PG_DIR)-own; exit $$rc
 
 # No tokio runtime anywhere in the tree: h2 and sqlx bring tokio's IO traits and sync, never
 # its runtime, reactor, timers or process and signal handling.

@@ -479,8 +479,10 @@ export interface ServeOptions {
   allowPrivateWebhooks?: boolean;
   /** PEM file of the CAs `https://` webhook receivers are verified against (default: the platform's roots). */
   webhookCaFile?: string;
-  /** Keep the tasks in this SQLite file (created if missing) instead of in memory. */
+  /** Keep the tasks in this SQLite file (created if missing), or in the PostgreSQL database of a `postgres://USER[:PASS]@HOST:PORT/DB` URL, instead of in memory. */
   store?: string;
+  /** The origin the card's interfaces name instead of the listening address (a load balancer's: `https://HOST[:PORT]`); `url` stays where the server listens. */
+  publicUrl?: string;
   /** With `store`: MiB of idle tasks cached in memory (default 64). */
   cacheMb?: number;
   /** Delete completed, canceled, failed and rejected tasks whose last change is older: milliseconds, or `"90s"`, `"12h"`, `"30d"` (default: keep every task). */

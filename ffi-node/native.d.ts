@@ -425,12 +425,17 @@ export interface ServeOptions {
    * platform's roots).
    */
   webhookCaFile?: string
-  /** Keep the tasks in this SQLite file (created if missing) instead of in memory. */
+  /**
+   * Keep the tasks in this SQLite file (created if missing), or in the PostgreSQL
+   * database of a `postgres://` URL, instead of in memory.
+   */
   store?: string
   /** With a store file: MiB of idle tasks cached in memory (default 64). */
   cacheMb?: number
   /** Delete terminal tasks whose last change is older (`90s`, `12h`, `30d`, `1500ms`). */
   retain?: string
+  /** The origin the card names instead of the listening address (a load balancer's). */
+  publicUrl?: string
 }
 
 /** Options of a service. */

@@ -1370,11 +1370,20 @@ a2a_result a2a_server_config_set_webhook_ca_file(struct a2a_server_config *confi
 // Keeps the tasks in the SQLite file at `path` (created if missing; a store written by an
 // older release is migrated when opened) instead of in memory, so that they outlive the
 // process; memory then holds the tasks in use plus a cache bounded by
-// `a2a_server_config_set_cache_bytes`. The file is opened by `a2a_server_start_with`
+// `a2a_server_config_set_cache_bytes`. `path` may instead be a PostgreSQL URL,
+// `postgres://USER[:PASS]@HOST:PORT/DB` (or `postgresql://`): the tasks then live in that
+// database (tables created at start). The store is opened by `a2a_server_start_with`
 // (`A2A_RESULT_IO` there when it cannot be). Threads: one at a time per config.
 a2a_result a2a_server_config_set_store_file(struct a2a_server_config *config,
                                             const char *path,
                                             size_t path_len);
+
+// Makes the card's interfaces use `url`, `http://HOST[:PORT]` or `https://HOST[:PORT]`
+// (a load balancer's origin), instead of the listening address. A path, query or user name
+// is `A2A_RESULT_INVALID_ARGUMENT`. Threads: one at a time per config.
+a2a_result a2a_server_config_set_public_url(struct a2a_server_config *config,
+                                            const char *url,
+                                            size_t url_len);
 
 // With a store file: about how many bytes of idle tasks stay cached in memory (64 MiB
 // unless set; tasks with live calls, runs or streams are held whatever the size).

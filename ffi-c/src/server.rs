@@ -467,7 +467,9 @@ pub extern "C" fn a2a_server_config_set_webhook_ca_file(
 /// Keeps the tasks in the SQLite file at `path` (created if missing; a store written by an
 /// older release is migrated when opened) instead of in memory, so that they outlive the
 /// process; memory then holds the tasks in use plus a cache bounded by
-/// `a2a_server_config_set_cache_bytes`. The file is opened by `a2a_server_start_with`
+/// `a2a_server_config_set_cache_bytes`. `path` may instead be a PostgreSQL URL,
+/// `postgres://USER[:PASS]@HOST:PORT/DB` (or `postgresql://`): the tasks then live in that
+/// database (tables created at start). The store is opened by `a2a_server_start_with`
 /// (`A2A_RESULT_IO` there when it cannot be). Threads: one at a time per config.
 #[no_mangle]
 pub extern "C" fn a2a_server_config_set_store_file(config: *mut a2a_server_config, path: *const c_char, path_len: usize) -> a2a_result {
@@ -478,6 +480,19 @@ pub extern "C" fn a2a_server_config_set_store_file(config: *mut a2a_server_confi
             return Err(invalid("`path` is empty"));
         }
         c.ready.store = Some(std::path::PathBuf::from(p));
+        Ok(())
+    })
+}
+
+/// Makes the card's interfaces use `url`, `http://HOST[:PORT]` or `https://HOST[:PORT]`
+/// (a load balancer's origin), instead of the listening address. A path, query or user name
+/// is `A2A_RESULT_INVALID_ARGUMENT`. Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_public_url(config: *mut a2a_server_config, url: *const c_char, url_len: usize) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        let u = str_arg(url, url_len, "url")?;
+        c.ready.public_origin = Some(a2a_wire_smol::demo::public_origin(u).map_err(invalid)?);
         Ok(())
     })
 }
@@ -578,7 +593,8 @@ fn start_server(
     // The card must name the port before the server binds it.
     sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
     let ready = settings.map(|s| s.ready.clone()).unwrap_or_default();
-    let origin = ready.origin(sa);
+    // Where this server listens (the card may name a balancer instead).
+    let origin = a2a_wire_smol::demo::origin(sa, ready.tls.is_some());
     let store = ready.open_store().map_err(|e| a2a_error::local(a2a_result::Io, e.to_string()))?;
     let config = ready.server_config(Some(card), sa).map_err(|e| match e {
         a2a_wire_smol::ready::ReadyError::Signature(m) => a2a_error::local(a2a_result::Signature, m),

@@ -204,10 +204,12 @@ static int get_kind(a2a_client *c, const char *id) {
   return res == A2A_RESULT_OK ? -1 : (int)a2a_error_get_kind(a2a_error_last());
 }
 
-static void store_and_retention(a2a_agent *agent) {
-  char dir[] = "/tmp/a2a-wire-c-store-XXXXXX", path[128];
+/* `db`: NULL for a SQLite file made here, else a PostgreSQL URL (a fresh database). */
+static void store_and_retention(a2a_agent *agent, const char *db) {
+  char dir[] = "/tmp/a2a-wire-c-store-XXXXXX", path[256];
   if (!mkdtemp(dir)) return;
-  snprintf(path, sizeof path, "%s/tasks.db", dir);
+  if (db) snprintf(path, sizeof path, "%s", db);
+  else snprintf(path, sizeof path, "%s/tasks.db", dir);
   a2a_server_config *cfg = NULL;
   CHECK_OK(a2a_server_config_new(&cfg));
   CHECK_OK(a2a_server_config_set_store_file(cfg, path, strlen(path)));
@@ -264,7 +266,7 @@ static void store_and_retention(a2a_agent *agent) {
     }
     a2a_server_free(server);
   }
-  /* A file that cannot be opened. */
+  /* A file (or a database) that cannot be opened. */
   CHECK_OK(a2a_server_config_set_store_file(plain, S("/nonexistent-dir/x/tasks.db")));
   a2a_server *bad = NULL;
   CHECK_RESULT(a2a_server_start_with(S("127.0.0.1:0"), U(card), agent, plain, &bad), A2A_RESULT_IO);
@@ -311,7 +313,32 @@ int main(void) {
   pthread_t t;
   if (pthread_create(&t, NULL, use_held_sink, NULL) == 0) pthread_join(t, NULL);
 
-  store_and_retention(&agent);
+  store_and_retention(&agent, NULL);
+  /* The same in PostgreSQL when the test command gives a cluster (A2A_PG_URL). */
+  const char *pg = getenv("A2A_PG_URL");
+  if (pg && strlen(pg) < 150) {
+    char cmd[400], db[256];
+    snprintf(cmd, sizeof cmd, "PGOPTIONS='-c client_min_messages=warning' psql -q '%s' -c 'DROP DATABASE IF EXISTS a2a_c_loopback' -c 'CREATE DATABASE a2a_c_loopback'", pg);
+    CHECK(system(cmd) == 0, "%s", cmd);
+    snprintf(db, sizeof db, "%.*s/a2a_c_loopback", (int)(strrchr(pg, '/') - pg), pg);
+    store_and_retention(&agent, db);
+    printf("loopback: the store and retention checks also ran on PostgreSQL\n");
+  } else {
+    CHECK(getenv("A2A_PG_REQUIRED") == NULL, "A2A_PG_REQUIRED is set but A2A_PG_URL is not");
+  }
+  /* A public URL: the card names it, the server still says where it listens. */
+  a2a_server_config *pub = NULL;
+  CHECK_OK(a2a_server_config_new(&pub));
+  CHECK_RESULT(a2a_server_config_set_public_url(pub, S("https://agents.example/a2a")), A2A_RESULT_INVALID_ARGUMENT);
+  CHECK(str_contains(a2a_error_message(a2a_error_last()), "origin only"), "the error says why: %s", last_message());
+  CHECK_OK(a2a_server_config_set_public_url(pub, S("https://agents.example")));
+  a2a_server *behind = NULL;
+  CHECK_OK(a2a_server_start_with(S("127.0.0.1:0"), U(card), &agent, pub, &behind));
+  if (behind) {
+    CHECK(str_contains(a2a_server_url(behind), "http://127.0.0.1:"), "the listening URL");
+    a2a_server_free(behind);
+  }
+  a2a_server_config_free(pub);
 
   /* Bad starts. */
   a2a_server *bad = NULL;

@@ -65,11 +65,13 @@ class AgentServer {
  * not public: local development), `allowPrivateWebhooks` (every loopback and private address,
  * for tests), `webhookCaFile` (PEM: the CAs `https://` receivers are verified against;
  * default the platform's roots). Tasks are kept in memory unless `store` names a SQLite file
- * (created if missing): then they outlive the process, and memory holds the tasks in use
+ * (created if missing) or a PostgreSQL database (`postgres://USER[:PASS]@HOST:PORT/DB`): then they outlive the process, and memory holds the tasks in use
  * plus about `cacheMb` MiB (default 64) of others. `retain` (milliseconds, or a string like
  * `"90s"`, `"12h"`, `"30d"`) deletes each completed, canceled, failed or rejected task whose
  * last change is older; it then answers as a task that never existed (tasks still working or
- * waiting for input are never deleted). Resolves once it listens.
+ * waiting for input are never deleted). `publicUrl` (`https://HOST[:PORT]`, a load
+ * balancer's origin) is what the card's interfaces name instead of the listening address
+ * (`url` stays where the server listens). Resolves once it listens.
  */
 async function serve(agent, options = {}) {
   const { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, tls = null, onError } = options;
@@ -86,6 +88,7 @@ async function serve(agent, options = {}) {
     store: options.store == null ? undefined : String(options.store),
     cacheMb: cacheMb(options.cacheMb),
     retain: retainOption(options.retain),
+    publicUrl: options.publicUrl == null ? undefined : String(options.publicUrl),
   };
   const key = SigningKey._native(options.signingKey);
   const n = call(

@@ -91,12 +91,15 @@ pub struct ServeOptions {
     /// PEM file of the CAs `https://` webhook receivers are verified against (absent: the
     /// platform's roots).
     pub webhook_ca_file: Option<String>,
-    /// Keep the tasks in this SQLite file (created if missing) instead of in memory.
+    /// Keep the tasks in this SQLite file (created if missing), or in the PostgreSQL
+    /// database of a `postgres://` URL, instead of in memory.
     pub store: Option<String>,
     /// With a store file: MiB of idle tasks cached in memory (default 64).
     pub cache_mb: Option<u32>,
     /// Delete terminal tasks whose last change is older (`90s`, `12h`, `30d`, `1500ms`).
     pub retain: Option<String>,
+    /// The origin the card names instead of the listening address (a load balancer's).
+    pub public_url: Option<String>,
 }
 
 /// A card given as ProtoJSON, read as given (its interfaces may still be the server's to
@@ -184,6 +187,11 @@ impl ReadyServer {
                         .ok_or_else(|| errors::range_error(format!("retain {r:?}: a duration like 90s, 12h or 30d, or milliseconds")))
                 })
                 .transpose()?,
+            public_origin: options
+                .public_url
+                .as_deref()
+                .map(|u| a2a_wire_smol::demo::public_origin(u).map_err(|e| errors::range_error(format!("publicUrl: {e}"))))
+                .transpose()?,
             ..ReadyOptions::default()
         };
         if let Some(f) = options.tls {
@@ -201,7 +209,8 @@ impl ReadyServer {
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| Error::from_reason(format!("cannot bind {wanted}: {e}")))?;
-        let origin = ready.origin(addr);
+        // Where this server listens (the card may name a balancer instead).
+        let origin = a2a_wire_smol::demo::origin(addr, ready.tls.is_some());
         let store = ready.open_store().map_err(|e| Error::from_reason(e.to_string()))?;
         // A bad card is the ValidationError of the field at fault, its path inside the option.
         let config = ready.server_config(card, addr).map_err(|e| match e {

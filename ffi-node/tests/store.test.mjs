@@ -4,6 +4,7 @@
 // same for A2AService, which answers its service's store requests itself (a SQLite file, a
 // TaskStore in memory) on node:http.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -182,4 +183,47 @@ test("bad A2AService store settings are refused", () => {
   assert.throws(() => new a2a.A2AService(agent, card, { retain: "soon" }), /retain/);
   assert.throws(() => a2a.TaskStore.openSqlite("/nonexistent-dir/x/tasks.db"), /tasks\.db/);
   assert.throws(() => new a2a.TaskStore(), TypeError);
+});
+
+// ---- PostgreSQL (the test command starts a cluster and sets A2A_PG_URL) ------------------
+
+/** A fresh database on the test cluster, as a URL (null: no cluster given). */
+function pgDatabase(name) {
+  const admin = process.env.A2A_PG_URL;
+  if (admin == null) {
+    assert.equal(process.env.A2A_PG_REQUIRED, undefined, "A2A_PG_REQUIRED is set but A2A_PG_URL is not");
+    return null;
+  }
+  execFileSync("psql", ["-q", admin, "-c", `DROP DATABASE IF EXISTS ${name}`, "-c", `CREATE DATABASE ${name}`], {
+    env: { ...process.env, PGOPTIONS: "-c client_min_messages=warning" },
+  });
+  return `${admin.slice(0, admin.lastIndexOf("/"))}/${name}`;
+}
+
+test("a postgres store keeps the tasks across a restart, and the card names the public URL", async (t) => {
+  const db = pgDatabase("a2a_node_store");
+  if (db === null) return t.skip("no PostgreSQL cluster (A2A_PG_URL)");
+  let server = await a2a.serve(agent, { store: db, cacheMb: 0 });
+  let c = await a2a.A2AClient.connect(server.url);
+  const done = (await c.sendMessage("hello")).task;
+  const waiting = (await c.sendMessage("ask")).task;
+  await server.close();
+  server = await a2a.serve(agent, { store: db, publicUrl: "https://agents.example" });
+  try {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:/);
+    const card = await (await fetch(`${server.url}${a2a.CARD_PATH}`)).json();
+    assert.ok(card.supportedInterfaces.length > 0 && card.supportedInterfaces.every((i) => i.url.startsWith("https://agents.example")));
+  } finally {
+    await server.close();
+  }
+  server = await a2a.serve(agent, { store: db });
+  try {
+    c = await a2a.A2AClient.connect(server.url);
+    assert.equal((await c.getTask({ id: done.id })).status.state, a2a.TaskState.COMPLETED);
+    const listed = await c.listTasks({ status: a2a.TaskState.INPUT_REQUIRED });
+    assert.deepEqual(listed.tasks.map((x) => x.id), [waiting.id]);
+  } finally {
+    await server.close();
+  }
+  await assert.rejects(a2a.serve(agent, { publicUrl: "https://agents.example/path" }), /publicUrl/);
 });

@@ -127,7 +127,7 @@ impl ReadyServer {
     #[pyo3(signature = (
         host, port, card = None, bearer_tokens = None, tls = None, *, extended_card = None, extended_cards = None,
         signing_key = None, card_jku = None, allow_webhooks = Vec::new(), allow_private_webhooks = false, webhook_ca_file = None,
-        v03_file_bytes = "base64", store = None, cache_bytes = None, retain_ms = None
+        v03_file_bytes = "base64", store = None, cache_bytes = None, retain_ms = None, public_url = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -148,7 +148,11 @@ impl ReadyServer {
         store: Option<std::path::PathBuf>,
         cache_bytes: Option<usize>,
         retain_ms: Option<u64>,
+        public_url: Option<String>,
     ) -> PyResult<Self> {
+        let public_origin = public_url
+            .map(|u| a2a_wire_smol::demo::public_origin(&u).map_err(|e| PyValueError::new_err(format!("public_url: {e}"))))
+            .transpose()?;
         let v03_file_bytes = file_bytes(v03_file_bytes)?;
         let tls = match tls {
             Some((cert, key)) => {
@@ -183,12 +187,14 @@ impl ReadyServer {
             store,
             cache_bytes,
             retention: retain_ms.filter(|ms| *ms > 0).map(std::time::Duration::from_millis),
+            public_origin,
         };
         let ip: std::net::IpAddr = host.parse().map_err(|e| PyValueError::new_err(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| PyOSError::new_err(format!("cannot bind {wanted}: {e}")))?;
-        let origin = options.origin(addr);
+        // Where this server listens (the card may name a balancer instead).
+        let origin = a2a_wire_smol::demo::origin(addr, options.tls.is_some());
         let store = options.open_store().map_err(|e| PyOSError::new_err(e.to_string()))?;
         let config = options.server_config(card.map(|c| c.0.clone()), addr).map_err(|e| ready_error(py, e))?;
         let (handoff, watch) = Handoff::new()?;

@@ -178,3 +178,44 @@ def test_bad_asgi_store_settings_are_refused(tmp_path: Path) -> None:
         A2AApp(agent, card, retain=-1)
     with pytest.raises(OSError, match="tasks.db"):
         TaskStore.open_sqlite("/nonexistent-dir/x/tasks.db")
+
+
+# ---- PostgreSQL (the test command starts a cluster and sets A2A_PG_URL) ------------------
+
+def pg_database(name: str) -> str | None:
+    """A fresh database on the test cluster, as a URL (None: no cluster given)."""
+    import os
+    import subprocess
+
+    admin = os.environ.get("A2A_PG_URL")
+    if admin is None:
+        assert "A2A_PG_REQUIRED" not in os.environ, "A2A_PG_REQUIRED is set but A2A_PG_URL is not"
+        return None
+    subprocess.run(["psql", "-q", admin, "-c", f"DROP DATABASE IF EXISTS {name}", "-c", f"CREATE DATABASE {name}"],
+                   check=True, env={**os.environ, "PGOPTIONS": "-c client_min_messages=warning"})
+    return admin.rsplit("/", 1)[0] + "/" + name
+
+
+async def test_a_postgres_store_keeps_the_tasks_across_a_restart_and_the_card_names_the_public_url() -> None:
+    db = pg_database("a2a_py_store")
+    if db is None:
+        pytest.skip("no PostgreSQL cluster (A2A_PG_URL)")
+    async with AgentServer(agent, store=db, cache_mb=0) as s, await Client.connect(s.url) as c:
+        done = await c.send_message("hello")
+        waiting = await c.send_message("ask")
+    async with AgentServer(agent, store=db, public_url="https://agents.example") as s:
+        assert s.url.startswith("http://127.0.0.1:"), s.url
+        import urllib.request
+
+        with urllib.request.urlopen(s.url + "/.well-known/agent-card.json", timeout=10) as r:
+            card = a.AgentCard.from_json(r.read())
+        assert card.supported_interfaces and all(i.url.startswith("https://agents.example") for i in card.supported_interfaces)
+    async with AgentServer(agent, store=db) as s, await Client.connect(s.url) as c:
+        assert isinstance(done, a.Task) and isinstance(waiting, a.Task)
+        got = await c.get_task(done.id)
+        assert got.status.state is a.TaskState.COMPLETED  # type: ignore[union-attr]
+        listed = await c.list_tasks(status=a.TaskState.INPUT_REQUIRED)
+        assert [t.id for t in listed.tasks] == [waiting.id]
+    bad = AgentServer(agent, public_url="https://agents.example/path")
+    with pytest.raises(ValueError, match="public_url"):
+        await bad.start()

@@ -38,13 +38,17 @@ pub struct ReadyOptions {
     /// How v0.3 gRPC and HTTP+JSON answers carry file bytes (see [`ServerConfig::v03_file_bytes`]).
     pub v03_file_bytes: a2a_wire::server::FileBytes,
     /// Where the tasks are kept: `None`, in memory (lost at exit); a path, the SQLite store
-    /// in that file (created if missing; see [`crate::sqlite`]).
+    /// in that file (created if missing; see [`crate::sqlite`]); a `postgres://` URL, that
+    /// PostgreSQL database (see [`crate::postgres`]).
     pub store: Option<std::path::PathBuf>,
     /// With a store file: about how many bytes of idle tasks stay cached in memory (`None`:
     /// [`a2a_wire::engine::EngineConfig::cache_bytes`]' default, 64 MiB).
     pub cache_bytes: Option<usize>,
     /// Delete terminal tasks whose last change is older than this (`None`: keep every task).
     pub retention: Option<std::time::Duration>,
+    /// The origin the card's interfaces use instead of the listening address (a load
+    /// balancer's), as [`crate::demo::public_origin`] checks it.
+    pub public_origin: Option<String>,
 }
 
 /// Which card a [`ReadyError::Card`] is about.
@@ -107,8 +111,12 @@ fn served(card: v1::AgentCard, origin: &str, which: WhichCard) -> Result<v1::Age
 }
 
 impl ReadyOptions {
-    /// The origin a server at `addr` with these options publishes (`https://` with TLS).
+    /// The origin a server at `addr` with these options publishes (`https://` with TLS), or
+    /// [`ReadyOptions::public_origin`].
     pub fn origin(&self, addr: SocketAddr) -> String {
+        if let Some(o) = &self.public_origin {
+            return o.clone();
+        }
         crate::demo::origin(addr, self.tls.is_some())
     }
 

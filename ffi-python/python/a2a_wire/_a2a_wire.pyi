@@ -75,7 +75,7 @@ class ReadyServer:
         signing_key: SigningKey | None = None, card_jku: str | None = None, allow_webhooks: list[str] = ...,
         allow_private_webhooks: bool = False, webhook_ca_file: str | os.PathLike[str] | None = None,
         v03_file_bytes: str = "base64", store: str | os.PathLike[str] | None = None, cache_bytes: int | None = None,
-        retain_ms: int | None = None,
+        retain_ms: int | None = None, public_url: str | None = None,
     ) -> Self: ...
     @property
     def url(self) -> str: ...

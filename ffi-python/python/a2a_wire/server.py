@@ -280,13 +280,17 @@ class AgentServer:
     ``host="0.0.0.0"`` deliberately.
 
     Tasks are kept in memory unless ``store`` names a SQLite file (created if missing, an
-    older release's file migrated): then they outlive the process, and memory holds the tasks
+    older release's file migrated) or a PostgreSQL database
+    (``"postgres://USER[:PASS]@HOST:PORT/DB"``, tables created at start): then they outlive
+    the process, and memory holds the tasks
     in use plus a cache of about ``cache_mb`` MiB (default 64) of others. ``retain`` (seconds
     or a :class:`~datetime.timedelta`) deletes each completed, canceled, failed or rejected
     task whose last change is older, with everything kept for it; it then answers as a task
     that never existed. Tasks still working, submitted or waiting for input are never
-    deleted. None (the default) keeps every task. A file that cannot be opened raises
-    ``OSError`` at start.
+    deleted. None (the default) keeps every task. A store that cannot be opened raises
+    ``OSError`` at start. ``public_url`` (``"https://HOST[:PORT]"``, a load balancer's
+    origin) is what the card's interfaces name instead of the listening address; ``url``
+    stays where this server listens.
 
     ``bearer_tokens`` (token to principal) makes every call need ``Authorization: Bearer
     TOKEN`` for one of the tokens; the card declares the scheme, a call without a known token
@@ -342,6 +346,7 @@ class AgentServer:
         store: str | os.PathLike[str] | None = None,
         cache_mb: int | None = None,
         retain: float | datetime.timedelta | None = None,
+        public_url: str | None = None,
     ) -> None:
         if v03_file_bytes not in ("base64", "raw"):
             raise ValueError(f'v03_file_bytes must be "base64" or "raw", got {v03_file_bytes!r}')
@@ -350,6 +355,7 @@ class AgentServer:
         self._store = None if store is None else os.fspath(store)
         self._cache_bytes = None if cache_mb is None else cache_mb * (1 << 20)
         self._retain_ms = _retain_ms(retain)
+        self._public_url = public_url
         if isinstance(allow_webhooks, str):
             raise TypeError("allow_webhooks: expected a list of hosts, addresses or networks, got a str")
         self._executor = executor
@@ -385,7 +391,7 @@ class AgentServer:
             extended_card=self._extended_card, extended_cards=self._extended_cards, signing_key=self._signing_key,
             card_jku=self._card_jku, allow_webhooks=self._allow_webhooks, allow_private_webhooks=self._allow_private_webhooks,
             webhook_ca_file=self._webhook_ca_file, v03_file_bytes=self._v03_file_bytes, store=self._store,
-            cache_bytes=self._cache_bytes, retain_ms=self._retain_ms,
+            cache_bytes=self._cache_bytes, retain_ms=self._retain_ms, public_url=self._public_url,
         )
         self._watch = watch(loop, self._server.take_watch_fd(), self._take)
 
@@ -473,6 +479,7 @@ async def serve(
     store: str | os.PathLike[str] | None = None,
     cache_mb: int | None = None,
     retain: float | datetime.timedelta | None = None,
+    public_url: str | None = None,
 ) -> AgentServer:
     """Starts an :class:`AgentServer` and returns it (already listening); the options are
     the server's."""
@@ -480,7 +487,7 @@ async def serve(
         executor, card=card, host=host, port=port, bearer_tokens=bearer_tokens, tls=tls, extended_card=extended_card,
         extended_cards=extended_cards, signing_key=signing_key, card_jku=card_jku, allow_webhooks=allow_webhooks,
         allow_private_webhooks=allow_private_webhooks, webhook_ca_file=webhook_ca_file, v03_file_bytes=v03_file_bytes,
-        store=store, cache_mb=cache_mb, retain=retain,
+        store=store, cache_mb=cache_mb, retain=retain, public_url=public_url,
     )
     await server.start()
     return server
