@@ -87,6 +87,8 @@ pub mod io;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod ready;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod rows;
 pub mod server;
 pub mod signing;
 #[cfg(feature = "sqlite")]

@@ -20,11 +20,10 @@
 //! One server per database for now: the unfinished tasks a store returns at open are resumed
 //! by whoever opens it (leases for several servers are the next step of this store).
 
-use a2a_wire::engine::{ListQuery, MessageRecord, OwnerScope, PushConfig, StoreError, StoreReply, StoreRequest, StoredTask, WriteBatch};
+use crate::rows::{encode_ids, encode_push, ms, TaskRow, TASK_COLUMNS};
+use a2a_wire::engine::{ListQuery, MessageRecord, OwnerScope, StoreError, StoreReply, StoreRequest, StoredTask, WriteBatch};
 use a2a_wire::proto::google::protobuf::Timestamp;
-use a2a_wire::task::TaskRecord;
 use a2a_wire::v1;
-use a2a_wire::version::ProtocolVersion;
 use a2a_wire::webhook::Queued;
 use prost::Message as _;
 use sqlx::postgres::{PgArguments, PgPool, PgPoolOptions, PgRow};
@@ -58,63 +57,28 @@ fn db_error(e: sqlx::Error) -> StoreError {
     StoreError(format!("postgres: {e}"))
 }
 
-fn ms(t: Timestamp) -> i64 {
-    t.seconds.saturating_mul(1000).saturating_add(i64::from(t.nanos / 1_000_000))
-}
-
 /// The sort key of a task in lists (newest status first; none sorts as the oldest).
 fn list_key(t: &v1::Task) -> (i64, i32) {
     t.status.as_ref().and_then(|s| s.timestamp).map_or((i64::MIN, 0), |ts| (ts.seconds, ts.nanos))
-}
-
-fn encode_push(configs: &[PushConfig]) -> (Vec<u8>, String) {
-    let list =
-        v1::ListTaskPushNotificationConfigsResponse { configs: configs.iter().map(|p| p.config.clone()).collect(), ..Default::default() };
-    let versions = configs.iter().map(|p| p.version.to_string()).collect::<Vec<_>>().join(",");
-    (list.encode_to_vec(), versions)
-}
-
-fn decode_push(bytes: &[u8], versions: &str) -> Result<Vec<PushConfig>, String> {
-    let list = v1::ListTaskPushNotificationConfigsResponse::decode(bytes).map_err(|e| e.to_string())?;
-    let versions: Vec<&str> = if versions.is_empty() { Vec::new() } else { versions.split(',').collect() };
-    if versions.len() != list.configs.len() {
-        return Err(String::from("push config versions do not match the configs"));
-    }
-    list.configs
-        .into_iter()
-        .zip(versions)
-        .map(|(config, v)| Ok(PushConfig { config, version: ProtocolVersion::parse(v).ok_or_else(|| format!("invalid version {v}"))? }))
-        .collect()
 }
 
 fn text(bytes: Vec<u8>, what: &str) -> Result<String, StoreError> {
     String::from_utf8(bytes).map_err(|_| StoreError(format!("postgres: {what} is not UTF-8")))
 }
 
-/// The columns of a task row, in order.
-const TASK_COLUMNS: &str = "id, tenant, owner, task, closed_artifacts, push, push_versions, version";
-
 fn decode_row(r: &PgRow) -> Result<StoredTask, StoreError> {
-    let id = text(r.try_get(0).map_err(db_error)?, "a task id")?;
-    let tenant = text(r.try_get(1).map_err(db_error)?, "a tenant")?;
     let owner: Option<Vec<u8>> = r.try_get(2).map_err(db_error)?;
-    let owner = owner.map(|o| text(o, "an owner")).transpose()?;
-    let task: Vec<u8> = r.try_get(3).map_err(db_error)?;
-    let closed: String = r.try_get(4).map_err(db_error)?;
-    let push: Vec<u8> = r.try_get(5).map_err(db_error)?;
-    let push_versions: String = r.try_get(6).map_err(db_error)?;
-    let version: i64 = r.try_get(7).map_err(db_error)?;
-    let task = v1::Task::decode(task.as_slice()).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-    let closed_artifacts: Vec<String> =
-        serde_json::from_str(&closed).map_err(|e| StoreError(format!("task {id}: closed artifact ids: {e}")))?;
-    let push_configs = decode_push(&push, &push_versions).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-    Ok(StoredTask {
-        record: TaskRecord { task, closed_artifacts },
-        tenant,
-        owner,
-        push_configs,
-        version: u64::try_from(version).unwrap_or(0),
-    })
+    TaskRow {
+        id: text(r.try_get(0).map_err(db_error)?, "a task id")?,
+        tenant: text(r.try_get(1).map_err(db_error)?, "a tenant")?,
+        owner: owner.map(|o| text(o, "an owner")).transpose()?,
+        task: r.try_get(3).map_err(db_error)?,
+        closed_artifacts: r.try_get(4).map_err(db_error)?,
+        push: r.try_get(5).map_err(db_error)?,
+        push_versions: r.try_get(6).map_err(db_error)?,
+        version: r.try_get(7).map_err(db_error)?,
+    }
+    .decode()
 }
 
 /// One bound argument of a dynamic query.
@@ -393,7 +357,7 @@ impl PgStore {
             let (push, push_versions) = encode_push(&t.push_configs);
             let (ts_key, ts_n) = list_key(&t.record.task);
             let state = t.record.task.status.as_ref().map_or(0, |s| s.state);
-            let closed = serde_json::to_string(&t.record.closed_artifacts).unwrap_or_else(|_| String::from("[]"));
+            let closed = encode_ids(&t.record.closed_artifacts);
             let version = i64::try_from(t.version).unwrap_or(i64::MAX);
             let q = if w.base == 0 {
                 sqlx::query(

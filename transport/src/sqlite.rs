@@ -27,11 +27,10 @@
 //! so any id survives. The schema carries a version and is migrated on open (1 and 2 to 3); a
 //! file from a newer schema is refused.
 
-use a2a_wire::engine::{ListQuery, MessageRecord, PushConfig, StoreError, StoreReply, StoreRequest, StoredTask, WriteBatch};
+use crate::rows::{encode_ids, encode_push, ms, TaskRow, TASK_COLUMNS};
+use a2a_wire::engine::{ListQuery, MessageRecord, StoreError, StoreReply, StoreRequest, StoredTask, WriteBatch};
 use a2a_wire::proto::google::protobuf::Timestamp;
-use a2a_wire::task::TaskRecord;
 use a2a_wire::v1;
-use a2a_wire::version::ProtocolVersion;
 use a2a_wire::webhook::Queued;
 use prost::Message as _;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -58,59 +57,13 @@ fn db_error(e: rusqlite::Error) -> StoreError {
     StoreError(e.to_string())
 }
 
-/// The push configs of a task, as one protobuf message plus the versions.
-fn encode_push(configs: &[PushConfig]) -> (Vec<u8>, String) {
-    let list =
-        v1::ListTaskPushNotificationConfigsResponse { configs: configs.iter().map(|p| p.config.clone()).collect(), ..Default::default() };
-    let versions = configs.iter().map(|p| p.version.to_string()).collect::<Vec<_>>().join(",");
-    (list.encode_to_vec(), versions)
-}
-
-fn decode_push(bytes: &[u8], versions: &str) -> Result<Vec<PushConfig>, String> {
-    let list = v1::ListTaskPushNotificationConfigsResponse::decode(bytes).map_err(|e| e.to_string())?;
-    let versions: Vec<&str> = if versions.is_empty() { Vec::new() } else { versions.split(',').collect() };
-    if versions.len() != list.configs.len() {
-        return Err(String::from("push config versions do not match the configs"));
-    }
-    list.configs
-        .into_iter()
-        .zip(versions)
-        .map(|(config, v)| Ok(PushConfig { config, version: ProtocolVersion::parse(v).ok_or_else(|| format!("invalid version {v}"))? }))
-        .collect()
-}
-
-fn encode_ids(ids: &[String]) -> String {
-    // A list of strings always serializes.
-    serde_json::to_string(ids).unwrap_or_else(|_| String::from("[]"))
-}
-
-fn decode_ids(text: &str) -> Result<Vec<String>, String> {
-    serde_json::from_str(text).map_err(|e| format!("closed artifact ids: {e}"))
-}
-
-/// The columns of a task row, in order.
-const TASK_COLUMNS: &str = "id, tenant, owner, task, closed_artifacts, push, push_versions, version";
-
-fn ms(t: Timestamp) -> i64 {
-    t.seconds.saturating_mul(1000).saturating_add(i64::from(t.nanos / 1_000_000))
-}
-
 fn row_task(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, Option<String>, Vec<u8>, String, Vec<u8>, String, i64)> {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
 }
 
 fn decode_row(row: (String, String, Option<String>, Vec<u8>, String, Vec<u8>, String, i64)) -> Result<StoredTask, StoreError> {
-    let (id, tenant, owner, task, closed, push, push_versions, version) = row;
-    let task = v1::Task::decode(task.as_slice()).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-    let closed_artifacts = decode_ids(&closed).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-    let push_configs = decode_push(&push, &push_versions).map_err(|e| StoreError(format!("task {id}: {e}")))?;
-    Ok(StoredTask {
-        record: TaskRecord { task, closed_artifacts },
-        tenant,
-        owner,
-        push_configs,
-        version: u64::try_from(version).unwrap_or(0),
-    })
+    let (id, tenant, owner, task, closed_artifacts, push, push_versions, version) = row;
+    TaskRow { id, tenant, owner, task, closed_artifacts, push, push_versions, version }.decode()
 }
 
 /// The list columns of a task: context, state, status timestamp.
@@ -605,7 +558,9 @@ fn migrate_from_1(db: &mut Connection) -> Result<(), StoreError> {
 mod tests {
     use super::*;
     use crate::store::ExternalStore as _;
-    use a2a_wire::engine::{ListCursor, OwnerScope, StoreRequestId, TaskWrite};
+    use a2a_wire::engine::{ListCursor, OwnerScope, PushConfig, StoreRequestId, TaskWrite};
+    use a2a_wire::task::TaskRecord;
+    use a2a_wire::version::ProtocolVersion;
 
     fn stored(id: &str) -> StoredTask {
         let task = v1::Task {
