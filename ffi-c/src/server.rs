@@ -593,8 +593,7 @@ fn start_server(
     // The card must name the port before the server binds it.
     sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
     let ready = settings.map(|s| s.ready.clone()).unwrap_or_default();
-    // Where this server listens (the card may name a balancer instead).
-    let origin = a2a_wire_smol::demo::origin(sa, ready.tls.is_some());
+    let origin = ready.listening_origin(sa);
     let store = ready.open_store().map_err(|e| a2a_error::local(a2a_result::Io, e.to_string()))?;
     let config = ready.server_config(Some(card), sa).map_err(|e| match e {
         a2a_wire_smol::ready::ReadyError::Signature(m) => a2a_error::local(a2a_result::Signature, m),

@@ -65,8 +65,9 @@ class AgentServer {
  * not public: local development), `allowPrivateWebhooks` (every loopback and private address,
  * for tests), `webhookCaFile` (PEM: the CAs `https://` receivers are verified against;
  * default the platform's roots). Tasks are kept in memory unless `store` names a SQLite file
- * (created if missing) or a PostgreSQL database (`postgres://USER[:PASS]@HOST:PORT/DB`): then they outlive the process, and memory holds the tasks in use
- * plus about `cacheMb` MiB (default 64) of others. `retain` (milliseconds, or a string like
+ * (created if missing) or a PostgreSQL database (`postgres://USER[:PASS]@HOST:PORT/DB`):
+ * then they outlive the process, and memory holds the tasks in use plus about `cacheMb` MiB
+ * (default 64) of others. `retain` (milliseconds, or a string like
  * `"90s"`, `"12h"`, `"30d"`) deletes each completed, canceled, failed or rejected task whose
  * last change is older; it then answers as a task that never existed (tasks still working or
  * waiting for input are never deleted). `publicUrl` (`https://HOST[:PORT]`, a load

@@ -209,8 +209,7 @@ impl ReadyServer {
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| Error::from_reason(format!("cannot bind {wanted}: {e}")))?;
-        // Where this server listens (the card may name a balancer instead).
-        let origin = a2a_wire_smol::demo::origin(addr, ready.tls.is_some());
+        let origin = ready.listening_origin(addr);
         let store = ready.open_store().map_err(|e| Error::from_reason(e.to_string()))?;
         // A bad card is the ValidationError of the field at fault, its path inside the option.
         let config = ready.server_config(card, addr).map_err(|e| match e {

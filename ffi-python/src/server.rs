@@ -193,8 +193,7 @@ impl ReadyServer {
         let wanted = SocketAddr::new(ip, port);
         // The card must name the port before the server binds it.
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| PyOSError::new_err(format!("cannot bind {wanted}: {e}")))?;
-        // Where this server listens (the card may name a balancer instead).
-        let origin = a2a_wire_smol::demo::origin(addr, options.tls.is_some());
+        let origin = options.listening_origin(addr);
         let store = options.open_store().map_err(|e| PyOSError::new_err(e.to_string()))?;
         let config = options.server_config(card.map(|c| c.0.clone()), addr).map_err(|e| ready_error(py, e))?;
         let (handoff, watch) = Handoff::new()?;

@@ -117,6 +117,12 @@ impl ReadyOptions {
         if let Some(o) = &self.public_origin {
             return o.clone();
         }
+        self.listening_origin(addr)
+    }
+
+    /// The origin a server at `addr` with these options listens on (`https://` with TLS),
+    /// whatever the card names: the `url` a ready server reports.
+    pub fn listening_origin(&self, addr: SocketAddr) -> String {
         crate::demo::origin(addr, self.tls.is_some())
     }
 
