@@ -56,7 +56,7 @@ impl Cutter {
     }
 }
 
-async fn relay(mut from: TcpStream, mut to: TcpStream) {
+pub(crate) async fn relay(mut from: TcpStream, mut to: TcpStream) {
     let _ = smol::io::copy(&mut from, &mut to).await;
     let _ = to.shutdown(Shutdown::Write);
 }

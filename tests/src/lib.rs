@@ -1,9 +1,10 @@
-//! Test-only crate: see `tests/`. [`hostile`] is a server that attacks its clients, for the
+//! Test-only crate: see `tests/`. [`balancer`] spreads connections over replicas round-robin; [`hostile`] is a server that attacks its clients, for the
 //! tests of every client (Rust here; the command in `cli/tests`); [`testca`] makes throwaway
 //! certificate authorities for the TLS tests; [`cutter`] cuts connections mid-stream;
 //! [`receiver`] is a plain webhook receiver whose answers the test decides; [`framing`] runs
 //! the HTTP/1.1 framing table against a live server and the sans-IO reader.
 
+pub mod balancer;
 pub mod cutter;
 pub mod framing;
 pub mod hostile;
