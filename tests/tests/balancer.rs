@@ -43,9 +43,8 @@ async fn ask(addr: SocketAddr, msg: &str) -> String {
 fn connections_go_round_robin_and_a_dead_backend_is_skipped() {
     smol::block_on(async {
         let (a, b) = (backend("a").await, backend("b").await);
-        let balancer = Balancer::start("127.0.0.1:0".parse().expect("a literal address"), vec![a, refused(), b])
-            .await
-            .expect("the balancer starts");
+        let balancer =
+            Balancer::start("127.0.0.1:0".parse().expect("a literal address"), vec![a, refused(), b]).await.expect("the balancer starts");
         let mut answers = Vec::new();
         for i in 0..6 {
             answers.push(ask(balancer.addr(), &format!("req{i}")).await);
