@@ -242,7 +242,7 @@ export declare class StoreReplyHandle {}
  * once.
  */
 export declare class StoreRequestHandle {
-  /** What is asked: "open", "load", "list", "write", "expire" ("answered" once taken). */
+  /** What is asked: "open", "load", "list", "write", "expire", "events" ("answered" once taken). */
   get kind(): string
 }
 

@@ -122,7 +122,7 @@ fn stored_task(i: usize) -> StoredTask {
         }],
         ..Default::default()
     };
-    StoredTask { record: TaskRecord::new(task), tenant: String::new(), owner: None, push_configs: Vec::new(), version: 1 }
+    StoredTask { record: TaskRecord::new(task), tenant: String::new(), owner: None, push_configs: Vec::new(), version: 1, last_event: 0 }
 }
 
 /// Writes [`STORED`] tasks into the SQLite file through the store API, in batches.

@@ -26,7 +26,7 @@ impl StoreRequestHandle {
 
 #[napi]
 impl StoreRequestHandle {
-    /// What is asked: "open", "load", "list", "write", "expire" ("answered" once taken).
+    /// What is asked: "open", "load", "list", "write", "expire", "events" ("answered" once taken).
     #[napi(getter, catch_unwind)]
     pub fn kind(&self) -> &'static str {
         match &*self.inner.lock().unwrap_or_else(PoisonError::into_inner) {
@@ -36,6 +36,7 @@ impl StoreRequestHandle {
             Some(StoreRequest::List { .. }) => "list",
             Some(StoreRequest::Write { .. }) => "write",
             Some(StoreRequest::Expire { .. }) => "expire",
+            Some(StoreRequest::Events { .. }) => "events",
             // A request kind added to the core later.
             Some(_) => "other",
         }

@@ -21,7 +21,8 @@ impl PyStoreRequest {
 
 #[pymethods]
 impl PyStoreRequest {
-    /// What is asked: "open", "load", "list", "write", "expire" (or "answered" once taken).
+    /// What is asked: "open", "load", "list", "write", "expire", "events" (or "answered" once
+    /// taken).
     #[getter]
     fn kind(&self) -> &'static str {
         match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
@@ -31,6 +32,7 @@ impl PyStoreRequest {
             Some(StoreRequest::List { .. }) => "list",
             Some(StoreRequest::Write { .. }) => "write",
             Some(StoreRequest::Expire { .. }) => "expire",
+            Some(StoreRequest::Events { .. }) => "events",
             // A request kind added to the core later.
             Some(_) => "other",
         }

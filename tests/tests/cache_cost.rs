@@ -74,6 +74,7 @@ fn task(i: usize) -> StoredTask {
         owner: Some("alice".into()),
         push_configs: vec![],
         version: 1,
+        last_event: 0,
     }
 }
 

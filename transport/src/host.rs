@@ -102,6 +102,7 @@ pub(crate) enum Command {
     Gone(CallId),
     Webhook(DeliveryId, Outcome),
     Store(a2a_wire::engine::StoreReply),
+    Notice(crate::store::Notice),
     Shutdown,
 }
 
@@ -135,6 +136,7 @@ impl std::fmt::Debug for Command {
             Command::Gone(c) => write!(f, "Gone({c:?})"),
             Command::Webhook(d, o) => write!(f, "Webhook({d:?}, {o:?})"),
             Command::Store(r) => write!(f, "Store({:?})", r.id()),
+            Command::Notice(n) => write!(f, "Notice({n:?})"),
             Command::Shutdown => f.write_str("Shutdown"),
         }
     }
@@ -234,7 +236,8 @@ pub(crate) fn spawn(
     let (cmd_tx, cmds) = async_channel::unbounded();
     let (run_queue, runs) = async_channel::unbounded();
     let store = match external {
-        Some(e) => {
+        Some(mut e) => {
+            e.listen(crate::store::NoticeSender { to_host: cmd_tx.clone() })?;
             let to_host = cmd_tx.clone();
             Some(crate::store::StoreThread::start(e, move |reply| {
                 let _ = to_host.try_send(Command::Store(reply));
@@ -366,6 +369,8 @@ impl Host {
                 self.service.handle_webhook_result(id, outcome, now());
             }
             Command::Store(reply) => self.service.handle_store(reply, now()),
+            Command::Notice(crate::store::Notice::Changed { task, version }) => self.service.handle_task_changed(&task, version, now()),
+            Command::Notice(crate::store::Notice::Resync) => self.service.handle_store_resync(now()),
             Command::Shutdown => {
                 self.stopping = true;
                 self.service.shutdown();

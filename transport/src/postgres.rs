@@ -17,8 +17,18 @@
 //! names) are stored as `BYTEA`: PostgreSQL's `TEXT` cannot hold U+0000 and compares by
 //! collation, where the engine compares bytes.
 //!
-//! One server per database for now: the unfinished tasks a store returns at open are resumed
-//! by whoever opens it (leases for several servers are the next step of this store).
+//! Events between servers: every event is written with its number in its task's sequence
+//! (`a2a_events`, the last [`a2a_wire::engine::WriteBatch::keep_events`] of each task) in the
+//! transaction that writes the task, and the transaction sends `NOTIFY a2a_tasks` with the
+//! task's new version. Each server LISTENs on a connection of its own
+//! ([`crate::store::ExternalStore::listen`]) and hands the notices to its engine, which reads
+//! the new events back from the table for the subscribers it serves. Event ids carry the
+//! database's epoch (drawn once, kept in `a2a_meta`), so an id means the same on every server
+//! and after restarts. A lost notice connection is re-established with backoff and followed
+//! by a resync (every copy treated as changed).
+//!
+//! Leases are not there yet: the unfinished tasks a store returns at open are resumed by
+//! whoever opens it.
 
 use crate::rows::{encode_ids, encode_push, ms, TaskRow, TASK_COLUMNS};
 use a2a_wire::engine::{ListQuery, MessageRecord, OwnerScope, StoreError, StoreReply, StoreRequest, StoredTask, WriteBatch};
@@ -32,7 +42,7 @@ use sqlx::{AssertSqlSafe, Postgres, Row};
 use std::time::{Duration, Instant};
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Connections of the pool (the store's thread uses one at a time; more let a dropped one
 /// be replaced while others serve).
@@ -47,6 +57,26 @@ pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
 /// The advisory lock key the schema is created under (any fixed number; "a2aw").
 const SCHEMA_LOCK: i64 = 0x6132_6177;
+
+/// The channel of change notices; a payload is `{version}:{task id in hex}`.
+pub const NOTICE_CHANNEL: &str = "a2a_tasks";
+
+/// The longest wait between tries to reconnect the notice connection.
+const NOTICE_BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A notice payload: the version and the task id.
+fn parse_notice(payload: &str) -> Option<(u64, String)> {
+    let (version, id) = payload.split_once(':')?;
+    if id.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..id.len()).step_by(2).map(|i| u8::from_str_radix(id.get(i..i + 2)?, 16).ok()).collect();
+    Some((version.parse().ok()?, String::from_utf8(bytes?).ok()?))
+}
 
 /// True for a store setting that names a PostgreSQL database.
 pub fn is_url(s: &str) -> bool {
@@ -68,6 +98,7 @@ fn text(bytes: Vec<u8>, what: &str) -> Result<String, StoreError> {
 
 fn decode_row(r: &PgRow) -> Result<StoredTask, StoreError> {
     let owner: Option<Vec<u8>> = r.try_get(2).map_err(db_error)?;
+    let last_event: i64 = r.try_get(8).map_err(db_error)?;
     TaskRow {
         id: text(r.try_get(0).map_err(db_error)?, "a task id")?,
         tenant: text(r.try_get(1).map_err(db_error)?, "a tenant")?,
@@ -77,6 +108,7 @@ fn decode_row(r: &PgRow) -> Result<StoredTask, StoreError> {
         push: r.try_get(5).map_err(db_error)?,
         push_versions: r.try_get(6).map_err(db_error)?,
         version: r.try_get(7).map_err(db_error)?,
+        last_event,
     }
     .decode()
 }
@@ -160,6 +192,9 @@ impl ListSql {
 /// Tasks, message ids and webhook deliveries in a PostgreSQL database.
 pub struct PgStore {
     pool: PgPool,
+    /// For the notice connection.
+    url: String,
+    epoch: u32,
     /// Where it is, without the password (for messages).
     shown: String,
     failed_at: Option<Instant>,
@@ -202,6 +237,13 @@ CREATE TABLE IF NOT EXISTS a2a_tasks (
     ts_n INTEGER NOT NULL,
     updated_ms BIGINT NOT NULL,
     terminal BOOLEAN NOT NULL
+);
+ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS last_event BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS a2a_events (
+    task_id BYTEA NOT NULL,
+    seq BIGINT NOT NULL,
+    body BYTEA NOT NULL,
+    PRIMARY KEY (task_id, seq)
 );
 CREATE INDEX IF NOT EXISTS a2a_tasks_list ON a2a_tasks (tenant, ts_key DESC, ts_n DESC, id);
 CREATE INDEX IF NOT EXISTS a2a_tasks_context ON a2a_tasks (tenant, context_id, ts_key DESC, ts_n DESC, id);
@@ -256,14 +298,32 @@ impl PgStore {
                         .map_err(db_error)?;
                 }
                 Some(v) if v == SCHEMA_VERSION => {}
+                // Version 1 lacked the event table and column the schema above added.
+                Some(1) => {
+                    sqlx::query("UPDATE a2a_meta SET value = $1 WHERE key = 'schema'")
+                        .bind(SCHEMA_VERSION)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(db_error)?;
+                }
                 Some(v) => {
                     return Err(StoreError(format!(
                         "{shown}: the database has schema version {v}; this build reads version {SCHEMA_VERSION}"
                     )));
                 }
             }
+            let mut b = [0u8; 4];
+            getrandom::fill(&mut b).map_err(|e| StoreError(format!("no OS randomness: {e}")))?;
+            sqlx::query("INSERT INTO a2a_meta (key, value) VALUES ('event_epoch', $1) ON CONFLICT (key) DO NOTHING")
+                .bind(i64::from(u32::from_le_bytes(b)))
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+            let epoch: i64 =
+                sqlx::query_scalar("SELECT value FROM a2a_meta WHERE key = 'event_epoch'").fetch_one(&mut *tx).await.map_err(db_error)?;
             tx.commit().await.map_err(db_error)?;
-            Ok(PgStore { pool, shown, failed_at: None, writes_failed: 0 })
+            let epoch = u32::try_from(epoch).map_err(|_| StoreError(format!("{shown}: the event epoch {epoch} is out of range")))?;
+            Ok(PgStore { pool, url: String::from(url), epoch, shown, failed_at: None, writes_failed: 0 })
         })
     }
 
@@ -362,16 +422,16 @@ impl PgStore {
             let q = if w.base == 0 {
                 sqlx::query(
                     "INSERT INTO a2a_tasks (id, tenant, owner, task, closed_artifacts, push, push_versions, version,
-                                            context_id, state, ts_key, ts_n, updated_ms, terminal)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                                            context_id, state, ts_key, ts_n, updated_ms, terminal, last_event)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
                      ON CONFLICT (id) DO NOTHING",
                 )
             } else {
                 sqlx::query(
                     "UPDATE a2a_tasks SET tenant = $2, owner = $3, task = $4, closed_artifacts = $5, push = $6,
                          push_versions = $7, version = $8, context_id = $9, state = $10, ts_key = $11, ts_n = $12,
-                         updated_ms = $13, terminal = $14
-                     WHERE id = $1 AND version = $15",
+                         updated_ms = $13, terminal = $14, last_event = $15
+                     WHERE id = $1 AND version = $16",
                 )
             };
             let q = q
@@ -388,7 +448,8 @@ impl PgStore {
                 .bind(ts_key)
                 .bind(ts_n)
                 .bind(updated)
-                .bind(w.terminal);
+                .bind(w.terminal)
+                .bind(i64::try_from(t.last_event).unwrap_or(i64::MAX));
             let q = if w.base == 0 { q } else { q.bind(i64::try_from(w.base).unwrap_or(i64::MAX)) };
             if q.execute(&mut *tx).await?.rows_affected() != 1 {
                 stale.push(t.record.task.id.clone());
@@ -397,6 +458,46 @@ impl PgStore {
         if !stale.is_empty() {
             tx.rollback().await?;
             return Ok(Err(stale));
+        }
+        if !batch.events.is_empty() {
+            let ids: Vec<&[u8]> = batch.events.iter().map(|e| e.task_id.as_bytes()).collect();
+            let seqs: Vec<i64> = batch.events.iter().map(|e| i64::try_from(e.seq).unwrap_or(i64::MAX)).collect();
+            let bodies: Vec<&[u8]> = batch.events.iter().map(|e| e.body.as_slice()).collect();
+            sqlx::query(
+                "INSERT INTO a2a_events (task_id, seq, body) SELECT * FROM UNNEST($1::bytea[], $2::bigint[], $3::bytea[])
+                 ON CONFLICT (task_id, seq) DO UPDATE SET body = EXCLUDED.body",
+            )
+            .bind(ids)
+            .bind(seqs)
+            .bind(bodies)
+            .execute(&mut *tx)
+            .await?;
+            // Each task keeps its latest `keep_events`.
+            let keep = i64::try_from(batch.keep_events.max(1)).unwrap_or(i64::MAX);
+            let mut last: std::collections::BTreeMap<&[u8], i64> = std::collections::BTreeMap::new();
+            for e in &batch.events {
+                last.insert(e.task_id.as_bytes(), i64::try_from(e.seq).unwrap_or(i64::MAX));
+            }
+            let (ids, below): (Vec<&[u8]>, Vec<i64>) = last.into_iter().map(|(id, n)| (id, n.saturating_sub(keep))).unzip();
+            sqlx::query(
+                "DELETE FROM a2a_events e USING UNNEST($1::bytea[], $2::bigint[]) AS c(task_id, below)
+                 WHERE e.task_id = c.task_id AND e.seq <= c.below",
+            )
+            .bind(ids)
+            .bind(below)
+            .execute(&mut *tx)
+            .await?;
+        }
+        if !batch.tasks.is_empty() {
+            // Delivered at commit, to every server listening (this one too; its engine knows
+            // the version it wrote).
+            let payloads: Vec<String> =
+                batch.tasks.iter().map(|w| format!("{}:{}", w.task.version, hex(w.task.record.task.id.as_bytes()))).collect();
+            sqlx::query("SELECT pg_notify($1, p) FROM UNNEST($2::text[]) AS p")
+                .bind(NOTICE_CHANNEL)
+                .bind(payloads)
+                .execute(&mut *tx)
+                .await?;
         }
         for (key, record) in &batch.messages {
             match record {
@@ -453,6 +554,7 @@ impl PgStore {
         let ids: Vec<Vec<u8>> = rows.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>().map_err(db_error)?;
         if !ids.is_empty() {
             sqlx::query("DELETE FROM a2a_messages WHERE task_id = ANY($1)").bind(&ids).execute(&mut *tx).await.map_err(db_error)?;
+            sqlx::query("DELETE FROM a2a_events WHERE task_id = ANY($1)").bind(&ids).execute(&mut *tx).await.map_err(db_error)?;
             for id in &ids {
                 // Webhook queues are named "task\0config": the range [task\0, task\1).
                 let mut low = id.clone();
@@ -469,6 +571,25 @@ impl PgStore {
         }
         tx.commit().await.map_err(db_error)?;
         ids.into_iter().map(|i| text(i, "a task id")).collect()
+    }
+
+    /// Task `id` as stored and its kept events after `after` that it already counts.
+    async fn events(&self, id: &str, after: u64) -> Result<(Option<StoredTask>, Vec<(u64, Vec<u8>)>), StoreError> {
+        let (tasks, _) = self.load(&[String::from(id)], &[]).await?;
+        let Some(task) = tasks.into_iter().next() else { return Ok((None, Vec::new())) };
+        let rows = sqlx::query("SELECT seq, body FROM a2a_events WHERE task_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq")
+            .bind(id.as_bytes())
+            .bind(i64::try_from(after).unwrap_or(i64::MAX))
+            .bind(i64::try_from(task.last_event).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_error)?;
+        let mut events = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let seq: i64 = r.try_get(0).map_err(db_error)?;
+            events.push((u64::try_from(seq).unwrap_or(0), r.try_get(1).map_err(db_error)?));
+        }
+        Ok((Some(task), events))
     }
 
     async fn open_store(&self) -> Result<(Vec<StoredTask>, Vec<Queued>), StoreError> {
@@ -521,10 +642,72 @@ impl crate::store::ExternalStore for PgStore {
                 StoreRequest::Expire { id, before, limit } => {
                     self.expire(before, limit).await.map(|tasks| StoreReply::Expired { id, tasks })
                 }
+                StoreRequest::Events { id, task, after } => {
+                    self.events(&task, after).await.map(|(task, events)| StoreReply::Events { id, task, events })
+                }
                 _ => Err(StoreError(String::from("a request this store does not know"))),
             }
         });
         result.unwrap_or_else(|error| StoreReply::Failed { id, error })
+    }
+
+    fn event_epoch(&self) -> Option<u32> {
+        Some(self.epoch)
+    }
+
+    fn listen(&mut self, notices: crate::store::NoticeSender) -> std::io::Result<()> {
+        let url = self.url.clone();
+        std::thread::Builder::new().name(String::from("a2a-wire-pg-notices")).spawn(move || smol::block_on(listen(url, notices)))?;
+        Ok(())
+    }
+}
+
+/// The notice connection: LISTEN, hand each notice on, reconnect with backoff when the
+/// connection is lost (and then resync: notices may have been missed). Ends at the first
+/// notice after the server is gone.
+async fn listen(url: String, notices: crate::store::NoticeSender) {
+    use crate::store::Notice;
+    let mut backoff = Duration::from_millis(100);
+    while !notices.is_closed() {
+        let connected = async {
+            let mut l = sqlx::postgres::PgListener::connect(&url).await?;
+            l.listen(NOTICE_CHANNEL).await?;
+            Ok::<_, sqlx::Error>(l)
+        }
+        .await;
+        let mut l = match connected {
+            Ok(l) => l,
+            Err(_) => {
+                smol::Timer::after(backoff).await;
+                backoff = (backoff * 2).min(NOTICE_BACKOFF_MAX);
+                continue;
+            }
+        };
+        backoff = Duration::from_millis(100);
+        // Whatever changed before this connection listened was not heard.
+        if !notices.send(Notice::Resync) {
+            return;
+        }
+        // (No timer races the receive, which is not known to be cancel-safe: a thread whose
+        // server is gone ends at the next notice.)
+        loop {
+            match l.try_recv().await {
+                Ok(Some(n)) => {
+                    if let Some((version, task)) = parse_notice(n.payload()) {
+                        if !notices.send(Notice::Changed { task, version }) {
+                            return;
+                        }
+                    }
+                }
+                // The connection was lost and is back (eager reconnect): resync.
+                Ok(None) => {
+                    if !notices.send(Notice::Resync) {
+                        return;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
     }
 }
 
@@ -546,6 +729,16 @@ mod tests {
         assert_eq!(without_password("postgresql://alice@db/a2a"), "postgresql://alice@db/a2a");
         assert_eq!(without_password("postgres://db/a2a"), "postgres://db/a2a");
         assert_eq!(without_password("postgres://a:b:c@d@db/x"), "postgres://a@db/x");
+    }
+
+    #[test]
+    fn notice_payloads_round_trip() {
+        let id = "3f1c\u{0}:é";
+        assert_eq!(parse_notice(&format!("7:{}", hex(id.as_bytes()))), Some((7, String::from(id))));
+        assert_eq!(parse_notice("7:abc"), None);
+        assert_eq!(parse_notice("x:00"), None);
+        assert_eq!(parse_notice("7"), None);
+        assert_eq!(parse_notice("7:zz"), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use a2a_wire::version::ProtocolVersion;
 use prost::Message as _;
 
 /// The columns of a task row, in the order [`TaskRow`] holds them.
-pub(crate) const TASK_COLUMNS: &str = "id, tenant, owner, task, closed_artifacts, push, push_versions, version";
+pub(crate) const TASK_COLUMNS: &str = "id, tenant, owner, task, closed_artifacts, push, push_versions, version, last_event";
 
 /// A timestamp as milliseconds since the epoch (saturating).
 pub(crate) fn ms(t: Timestamp) -> i64 {
@@ -58,6 +58,7 @@ pub(crate) struct TaskRow {
     pub push: Vec<u8>,
     pub push_versions: String,
     pub version: i64,
+    pub last_event: i64,
 }
 
 impl TaskRow {
@@ -73,6 +74,7 @@ impl TaskRow {
             owner: self.owner,
             push_configs,
             version: u64::try_from(self.version).unwrap_or(0),
+            last_event: u64::try_from(self.last_event).unwrap_or(0),
         })
     }
 }

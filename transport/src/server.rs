@@ -229,6 +229,7 @@ impl Server {
         service_config.engine.cache_bytes = config.cache_bytes;
         service_config.engine.retention = config.retention;
         let (storage, external) = store.into().split();
+        service_config.engine.event_epoch = external.as_ref().and_then(|e| e.event_epoch());
         let service = Service::new(service_config, storage, os_random_key()?, now()).map_err(invalid)?;
         // Bind before anything is spawned: a failed bind leaves nothing running.
         let listener = TcpListener::bind(addr).await?;

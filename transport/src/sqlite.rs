@@ -24,7 +24,7 @@
 //!
 //! Rows hold the protobuf encoding of the v1.0 model (compact, and the same bytes the gRPC
 //! binding uses) plus the columns queries need; the ids of closed artifacts are a JSON array,
-//! so any id survives. The schema carries a version and is migrated on open (1 and 2 to 3); a
+//! so any id survives. The schema carries a version and is migrated on open (1, 2 and 3 to 4); a
 //! file from a newer schema is refused.
 
 use crate::rows::{encode_ids, encode_push, ms, TaskRow, TASK_COLUMNS};
@@ -37,7 +37,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 /// WAL pages after which a commit checkpoints on the writer itself (4 KiB pages: about
 /// 16 MiB), when the checkpointer thread has not let the WAL start over before.
@@ -57,13 +57,15 @@ fn db_error(e: rusqlite::Error) -> StoreError {
     StoreError(e.to_string())
 }
 
-fn row_task(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, Option<String>, Vec<u8>, String, Vec<u8>, String, i64)> {
-    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
+type RowTuple = (String, String, Option<String>, Vec<u8>, String, Vec<u8>, String, i64, i64);
+
+fn row_task(r: &rusqlite::Row<'_>) -> rusqlite::Result<RowTuple> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
 }
 
-fn decode_row(row: (String, String, Option<String>, Vec<u8>, String, Vec<u8>, String, i64)) -> Result<StoredTask, StoreError> {
-    let (id, tenant, owner, task, closed_artifacts, push, push_versions, version) = row;
-    TaskRow { id, tenant, owner, task, closed_artifacts, push, push_versions, version }.decode()
+fn decode_row(row: RowTuple) -> Result<StoredTask, StoreError> {
+    let (id, tenant, owner, task, closed_artifacts, push, push_versions, version, last_event) = row;
+    TaskRow { id, tenant, owner, task, closed_artifacts, push, push_versions, version, last_event }.decode()
 }
 
 /// The list columns of a task: context, state, status timestamp.
@@ -213,6 +215,7 @@ impl SqliteStore {
                 let tx = db.transaction().map_err(db_error)?;
                 tx.execute_batch(SCHEMA_2).map_err(db_error)?;
                 migrate_from_2(&tx)?;
+                migrate_from_3(&tx)?;
                 tx.commit().map_err(db_error)?;
             }
             Some(1) => {
@@ -220,12 +223,19 @@ impl SqliteStore {
                 let tx = db.transaction().map_err(db_error)?;
                 tx.execute_batch(SCHEMA_2).map_err(db_error)?;
                 migrate_from_2(&tx)?;
+                migrate_from_3(&tx)?;
                 tx.commit().map_err(db_error)?;
             }
             Some(2) => {
                 let tx = db.transaction().map_err(db_error)?;
                 tx.execute_batch(SCHEMA_2).map_err(db_error)?;
                 migrate_from_2(&tx)?;
+                migrate_from_3(&tx)?;
+                tx.commit().map_err(db_error)?;
+            }
+            Some(3) => {
+                let tx = db.transaction().map_err(db_error)?;
+                migrate_from_3(&tx)?;
                 tx.commit().map_err(db_error)?;
             }
             Some(v) if v == SCHEMA_VERSION => {}
@@ -331,11 +341,11 @@ impl SqliteStore {
             }
             let mut put = tx.prepare_cached(
                 "INSERT INTO tasks (id, tenant, owner, task, closed_artifacts, push, push_versions, version,
-                                    context_id, state, ts_s, ts_n, updated_ms, terminal)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                                    context_id, state, ts_s, ts_n, updated_ms, terminal, last_event)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
                  ON CONFLICT(id) DO UPDATE SET tenant = ?2, owner = ?3, task = ?4, closed_artifacts = ?5, push = ?6,
                      push_versions = ?7, version = ?8, context_id = ?9, state = ?10, ts_s = ?11, ts_n = ?12,
-                     updated_ms = ?13, terminal = ?14",
+                     updated_ms = ?13, terminal = ?14, last_event = ?15",
             )?;
             for w in &batch.tasks {
                 let t = &w.task;
@@ -355,7 +365,8 @@ impl SqliteStore {
                     ts_s,
                     ts_n,
                     updated,
-                    w.terminal
+                    w.terminal,
+                    i64::try_from(t.last_event).unwrap_or(i64::MAX)
                 ])?;
             }
             let mut remember =
@@ -452,6 +463,10 @@ impl crate::store::ExternalStore for SqliteStore {
                 Err(tasks) => StoreReply::Conflict { id, tasks },
             }),
             StoreRequest::Expire { id, before, limit } => self.expire(before, limit).map(|tasks| StoreReply::Expired { id, tasks }),
+            // This store keeps no events (one server: its log holds them): the task alone.
+            StoreRequest::Events { id, task, .. } => {
+                self.load(&[task], &[]).map(|(mut tasks, _)| StoreReply::Events { id, task: tasks.pop(), events: Vec::new() })
+            }
             _ => Err(StoreError(String::from("a request this store does not know"))),
         };
         result.unwrap_or_else(|error| StoreReply::Failed { id, error })
@@ -523,6 +538,15 @@ fn migrate_from_2(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
     .map_err(db_error)
 }
 
+/// Schema 4 keeps the number of each task's last event (existing rows: 0).
+fn migrate_from_3(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
+    tx.execute_batch(
+        "ALTER TABLE tasks ADD COLUMN last_event INTEGER NOT NULL DEFAULT 0;
+         UPDATE meta SET value = 4 WHERE key = 'schema';",
+    )
+    .map_err(db_error)
+}
+
 fn now() -> Timestamp {
     let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     Timestamp { seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX), nanos: i32::try_from(d.subsec_nanos()).unwrap_or(0) }
@@ -584,6 +608,7 @@ mod tests {
             owner: Some("alice".into()),
             push_configs: vec![PushConfig { config: push, version: ProtocolVersion::V0_3 }],
             version: 1,
+            last_event: 0,
         }
     }
 
@@ -896,7 +921,8 @@ mod tests {
         assert!(matches!(s.answer(StoreRequest::List { id: StoreRequestId(7), query: q }), StoreReply::Listed { total: 1, .. }));
         drop(s);
         let v: i64 = Connection::open(&path).unwrap().query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| r.get(0)).unwrap();
-        assert_eq!(v, 3);
+        assert_eq!(v, 4);
+        assert_eq!(tasks[0].last_event, 0, "an old row has numbered no event");
         let _ = std::fs::remove_file(&path);
     }
 }

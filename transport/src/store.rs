@@ -9,6 +9,53 @@ use a2a_wire::engine::{Cache, MemoryStore, Storage, StoreReply, StoreRequest};
 pub trait ExternalStore: Send {
     /// Carries out one request and says how it went.
     fn answer(&mut self, request: StoreRequest) -> StoreReply;
+
+    /// The epoch of event ids for a store that keeps events and is shared by several
+    /// servers ([`a2a_wire::engine::EngineConfig::event_epoch`]); `None` (the default): each
+    /// server draws its own.
+    fn event_epoch(&self) -> Option<u32> {
+        None
+    }
+
+    /// Starts telling `notice` what other servers change in the store (a store shared by
+    /// several servers); called once, before the first request. The default tells nothing.
+    fn listen(&mut self, notices: NoticeSender) -> std::io::Result<()> {
+        let _ = notices;
+        Ok(())
+    }
+}
+
+/// Where a shared store's [`Notice`]s go: the server that listens (cloneable, for a thread).
+#[derive(Clone, Debug)]
+pub struct NoticeSender {
+    pub(crate) to_host: async_channel::Sender<crate::host::Command>,
+}
+
+impl NoticeSender {
+    /// Hands a notice to the server; false when the server is gone (stop listening).
+    pub fn send(&self, notice: Notice) -> bool {
+        self.to_host.try_send(crate::host::Command::Notice(notice)).is_ok()
+    }
+
+    /// True when the server is gone.
+    pub fn is_closed(&self) -> bool {
+        self.to_host.is_closed()
+    }
+}
+
+/// What a shared store tells a server about changes made by others.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// Task `task` was written with version `version`.
+    Changed {
+        /// The task id.
+        task: String,
+        /// Its new version.
+        version: u64,
+    },
+    /// Notices may have been missed (the notice connection was lost and is back): every
+    /// copy of a task may be stale.
+    Resync,
 }
 
 /// `store`'s answer to `request`, a [`StoreReply::Failed`] if the store panicked (a store

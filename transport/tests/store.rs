@@ -280,6 +280,7 @@ mod pg {
             owner: None,
             push_configs: vec![],
             version: 1,
+            last_event: 0,
         }
     }
 
@@ -391,6 +392,103 @@ mod pg {
     fn postgres_with_a_tiny_working_set_serves_every_binding_and_a_restart_reads_nothing_at_open() {
         let Some(url) = pg_database("restart") else { return };
         restart_keeps_everything(|| PgStore::open(&url).unwrap().into());
+    }
+
+    /// Takes a stream to its end: each event with the id it came with.
+    async fn drain(s: &mut a2a_wire_smol::EventStream) -> Vec<(Option<String>, v1::StreamResponse)> {
+        let mut out = Vec::new();
+        while let Some(ev) = s.next().await {
+            out.push((s.last_event_id().map(String::from), ev.unwrap()));
+        }
+        out
+    }
+
+    fn final_state(events: &[(Option<String>, v1::StreamResponse)]) -> Option<i32> {
+        events.iter().rev().find_map(|(_, e)| match &e.payload {
+            Some(v1::stream_response::Payload::StatusUpdate(u)) => u.status.as_ref().map(|s| s.state),
+            _ => None,
+        })
+    }
+
+    /// A SubscribeToTask with `Last-Event-ID` over plain HTTP (JSON-RPC, SSE): the ids of the
+    /// events the server sends before it closes.
+    fn resume_raw(addr: SocketAddr, task: &str, last: &str) -> Vec<String> {
+        use std::io::{Read, Write};
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{{"id":"{task}"}}}}"#);
+        let mut c = std::net::TcpStream::connect(addr).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        write!(
+            c,
+            "POST {} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n\
+             A2A-Version: 1.0\r\nLast-Event-ID: {last}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            demo::paths::JSONRPC,
+            body.len()
+        )
+        .unwrap();
+        let mut text = String::new();
+        c.read_to_string(&mut text).unwrap();
+        text.lines().filter_map(|l| l.strip_prefix("id:")).map(|id| id.trim().to_string()).collect()
+    }
+
+    #[test]
+    fn postgres_events_reach_a_subscriber_on_another_server_and_resume_there_with_the_same_ids() {
+        let Some(url) = pg_database("events") else { return };
+        let (_a, addr_a) = start(PgStore::open(&url).unwrap(), |_| {});
+        let (_b, addr_b) = start(PgStore::open(&url).unwrap(), |_| {});
+        smol::block_on(async {
+            let (mut ca, mut cb) = (clients(addr_a).remove(0).1, clients(addr_b).remove(0).1);
+            let mut sa = ca.send_streaming_message(message("ticks 8 100", "", 0)).await.unwrap();
+            let first = sa.next().await.unwrap().unwrap();
+            let Some(v1::stream_response::Payload::Task(t)) = first.payload else { panic!("{first:?}") };
+            let mut sb = cb.subscribe_to_task(v1::SubscribeToTaskRequest { id: t.id.clone(), ..Default::default() }).await.unwrap();
+            let (on_a, on_b) = smol::future::zip(drain(&mut sa), drain(&mut sb)).await;
+            assert_eq!(final_state(&on_a), Some(v1::TaskState::Completed as i32));
+            assert_eq!(final_state(&on_b), Some(v1::TaskState::Completed as i32), "B's subscriber sees the end: {on_b:?}");
+            // B's subscriber started later (its Task first), then took the same events with
+            // the same ids as A's, once each, in order.
+            let updates = |s: &[(Option<String>, v1::StreamResponse)]| {
+                s.iter().filter(|(_, e)| !matches!(e.payload, Some(v1::stream_response::Payload::Task(_)))).cloned().collect::<Vec<_>>()
+            };
+            let (ua, ub) = (updates(&on_a), updates(&on_b));
+            assert!(!ub.is_empty() && ua.ends_with(&ub), "B: {ub:?}\nA: {ua:?}");
+            // A client that saw A's third update comes back to B with its id: B replays
+            // exactly the updates after it, from the database.
+            let third = ua[2].0.clone().expect("ids");
+            let replayed = smol::unblock({
+                let id = t.id.clone();
+                move || resume_raw(addr_b, &id, &third)
+            })
+            .await;
+            let expected: Vec<String> = ua[3..].iter().map(|(id, _)| id.clone().unwrap()).collect();
+            assert_eq!(replayed, expected);
+        });
+    }
+
+    #[test]
+    fn postgres_a_cancel_on_one_server_stops_the_run_on_another() {
+        let Some(url) = pg_database("cancel") else { return };
+        let (_a, addr_a) = start(PgStore::open(&url).unwrap(), |_| {});
+        let (_b, addr_b) = start(PgStore::open(&url).unwrap(), |_| {});
+        smol::block_on(async {
+            let (mut ca, mut cb) = (clients(addr_a).remove(0).1, clients(addr_b).remove(0).1);
+            let mut sa = ca.send_streaming_message(message("ticks 200 50", "", 0)).await.unwrap();
+            let first = sa.next().await.unwrap().unwrap();
+            let Some(v1::stream_response::Payload::Task(t)) = first.payload else { panic!("{first:?}") };
+            smol::Timer::after(Duration::from_millis(300)).await;
+            let started = Instant::now();
+            let canceled = cb.cancel_task(v1::CancelTaskRequest { id: t.id.clone(), ..Default::default() }).await.unwrap();
+            assert_eq!(state(&canceled), v1::TaskState::Canceled as i32);
+            let rest = drain(&mut sa).await;
+            assert_eq!(final_state(&rest), Some(v1::TaskState::Canceled as i32), "A's stream ends with the cancel: {rest:?}");
+            assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+            // The run stopped: the task stays canceled, its artifact no longer grows.
+            let ticks = |t: &v1::Task| t.artifacts.iter().map(|a| a.parts.len()).sum::<usize>();
+            let then = ca.get_task(v1::GetTaskRequest { id: t.id.clone(), ..Default::default() }).await.unwrap();
+            smol::Timer::after(Duration::from_millis(300)).await;
+            let now = cb.get_task(v1::GetTaskRequest { id: t.id.clone(), ..Default::default() }).await.unwrap();
+            assert_eq!(state(&now), v1::TaskState::Canceled as i32);
+            assert_eq!(ticks(&now), ticks(&then));
+        });
     }
 
     #[test]

@@ -153,7 +153,15 @@ impl Engine {
 
     /// Registers `call` as waiting on (or streaming) `task_id`; if the task exists, a stream
     /// gets its first event at once and `returnImmediately` is answered.
-    fn attach(&mut self, call: CallId, task_id: &str, streaming: bool, history_length: Option<i32>, immediate: bool, run: Option<RunId>) {
+    pub(super) fn attach(
+        &mut self,
+        call: CallId,
+        task_id: &str,
+        streaming: bool,
+        history_length: Option<i32>,
+        immediate: bool,
+        run: Option<RunId>,
+    ) {
         let exists = self.store.get(task_id).is_some();
         if streaming {
             self.streams.insert(call, Stream { task_id: String::from(task_id), history_length, started: false, origin: run });
@@ -192,11 +200,14 @@ impl Engine {
         if !self.config.streaming {
             return None;
         }
-        if !self.store.get(task_id).is_some_and(|t| is_terminal(t.record.state())) {
+        let (last, terminal) = self.store.get(task_id).map_or((0, false), |t| (t.last_event, is_terminal(t.record.state())));
+        if !terminal {
             self.events.open(task_id);
+            self.events.sync(task_id, last);
             self.trim_event_log(task_id);
         }
-        Some(self.events.current(task_id))
+        let current = self.events.current(task_id);
+        Some(EventId { epoch: current.epoch, seq: current.seq.max(last) })
     }
 
     fn replay(
@@ -359,14 +370,24 @@ impl Engine {
         }
         let stored = self.require_task(&req.tenant, &req.id, ctx)?;
         let terminal = stored.record.state().filter(|s| task::class(*s) == StateClass::Terminal);
+        let last = stored.last_event;
         if let Some(last_seen) = ctx.last_event_id.as_deref() {
             // A resuming subscriber: the events it missed, then live (or the end, when the
-            // task is over); the Task first, as for a new subscriber, when the log cannot
-            // say what it missed.
+            // task is over); the Task first, as for a new subscriber, when neither the log
+            // nor the store can say what it missed.
+            self.events.sync(&req.id, last);
+            self.trim_event_log(&req.id);
             let missed = match self.events.resume(&req.id, last_seen) {
                 events::Resume::Events(missed) => Some(missed),
                 events::Resume::Restart => None,
             };
+            if missed.is_none() && self.store.is_external() && self.config.event_epoch.is_some() {
+                let (_, floor) = self.events.bounds(&req.id);
+                if let Some(id) = EventId::parse(last_seen).filter(|id| id.epoch == self.events.epoch() && id.seq < floor) {
+                    self.resume_from_store(call, &req.id, id.seq);
+                    return Ok(());
+                }
+            }
             let epoch = self.events.current(&req.id).epoch;
             match missed {
                 Some(missed) => {

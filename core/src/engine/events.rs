@@ -138,22 +138,28 @@ impl EventLog {
         }
     }
 
-    /// Numbers the next event of `task_id`, keeps it, and returns its id. Afterwards, while
-    /// [`EventLog::over_bound`] names a task, [`EventLog::evict`] it (the caller knows which
-    /// tasks are over).
-    pub(crate) fn record(&mut self, task_id: &str, event: &v1::StreamResponse) -> EventId {
+    /// Numbers the next event of `task_id`, keeps it (`bytes` is its protobuf encoding),
+    /// and returns its id. Afterwards, while [`EventLog::over_bound`] names a task,
+    /// [`EventLog::evict`] it (the caller knows which tasks are over).
+    pub(crate) fn record(&mut self, task_id: &str, bytes: Vec<u8>) -> EventId {
+        let seq = self.logs.get(task_id).map_or(0, |l| l.last).saturating_add(1);
+        self.record_at(task_id, seq, bytes)
+    }
+
+    /// Keeps event number `seq` of `task_id` (the next one, `last + 1`: an event another
+    /// server numbered and the store handed over) and returns its id.
+    pub(crate) fn record_at(&mut self, task_id: &str, seq: u64, bytes: Vec<u8>) -> EventId {
         let limits = self.limits;
-        let size = prost::Message::encoded_len(event);
+        let size = bytes.len();
         self.touch(task_id);
         let epoch = self.epoch;
         // `touch` made the log if it was missing: the fallback is never taken.
         let Some(log) = self.logs.get_mut(task_id) else { return EventId { epoch, seq: 0 } };
-        log.last = log.last.saturating_add(1);
-        let seq = log.last;
+        log.last = seq;
         let mut freed = 0;
         let kept = limits.per_task > 0 && size <= limits.bytes;
         if kept {
-            log.events.push_back((seq, prost::Message::encode_to_vec(event)));
+            log.events.push_back((seq, bytes));
             log.bytes += size;
             // This task alone stays within both bounds.
             while log.events.len() > limits.per_task || log.bytes > limits.bytes {
@@ -172,6 +178,41 @@ impl EventLog {
         // `self.bytes` is the sum of every log's `bytes`, `freed` came out of this one.
         self.bytes = self.bytes.saturating_add(if kept { size } else { 0 }).saturating_sub(freed);
         EventId { epoch: self.epoch, seq }
+    }
+
+    /// The stored task says its last event is number `last`: a log that is behind it (the
+    /// task was changed by another server, or stored by an earlier process) moves up to it,
+    /// without the events between, which only the store holds. Afterwards, while
+    /// [`EventLog::over_bound`] names a task, [`EventLog::evict`] it.
+    pub(crate) fn sync(&mut self, task_id: &str, last: u64) {
+        match self.logs.get_mut(task_id) {
+            Some(log) if log.last >= last => {}
+            Some(log) => {
+                self.bytes = self.bytes.saturating_sub(log.bytes);
+                log.events.clear();
+                log.bytes = 0;
+                log.last = last;
+                log.floor = last;
+            }
+            None => {
+                self.touch(task_id);
+                if let Some(log) = self.logs.get_mut(task_id) {
+                    log.last = last;
+                    log.floor = last;
+                }
+            }
+        }
+    }
+
+    /// The number of the task's last event and the newest number the log no longer holds
+    /// (`(0, 0)` for a task without a log).
+    pub(crate) fn bounds(&self, task_id: &str) -> (u64, u64) {
+        self.logs.get(task_id).map_or((0, 0), |l| (l.last, l.floor))
+    }
+
+    /// The epoch of this log's ids.
+    pub(crate) fn epoch(&self) -> u32 {
+        self.epoch
     }
 
     /// Marks the log of `task_id` as the most recently changed, creating it if new. A known
@@ -295,7 +336,7 @@ mod tests {
         let mut log = EventLog::new(7, lim(8, 4));
         assert_eq!(log.current("t").seq, 0);
         for i in 1..=5 {
-            assert_eq!(log.record("t", &ev(i)), EventId { epoch: 7, seq: i as u64 });
+            assert_eq!(log.record("t", prost::Message::encode_to_vec(&ev(i))), EventId { epoch: 7, seq: i as u64 });
         }
         assert_eq!(seqs(log.resume("t", "00000007-2")), Some(alloc::vec![3, 4, 5]));
         assert_eq!(seqs(log.resume("t", "00000007-0")), Some(alloc::vec![1, 2, 3, 4, 5]));
@@ -315,7 +356,7 @@ mod tests {
     fn a_position_the_log_no_longer_holds_starts_over() {
         let mut log = EventLog::new(1, lim(3, 4));
         for i in 1..=5 {
-            log.record("t", &ev(i));
+            log.record("t", prost::Message::encode_to_vec(&ev(i)));
         }
         // Holds 3, 4, 5: resuming after 2 or later works, after 1 would skip event 2.
         assert_eq!(seqs(log.resume("t", "00000001-2")), Some(alloc::vec![3, 4, 5]));
@@ -325,18 +366,18 @@ mod tests {
     #[test]
     fn the_least_recently_updated_task_is_named_for_eviction_and_its_numbers_never_repeat() {
         let mut log = EventLog::new(1, lim(3, 2));
-        log.record("a", &ev(1));
+        log.record("a", prost::Message::encode_to_vec(&ev(1)));
         assert_eq!(log.over_bound("a"), None);
-        log.record("b", &ev(1));
+        log.record("b", prost::Message::encode_to_vec(&ev(1)));
         assert_eq!(log.over_bound("b"), None);
-        log.record("a", &ev(2));
-        log.record("c", &ev(1));
+        log.record("a", prost::Message::encode_to_vec(&ev(2)));
+        log.record("c", prost::Message::encode_to_vec(&ev(1)));
         assert_eq!(log.over_bound("c").as_deref(), Some("b"));
         // A task still running keeps its numbers; its old positions cannot be resumed.
         log.evict("b", false);
         assert_eq!(seqs(log.resume("b", "00000001-0")), None);
         assert_eq!(seqs(log.resume("b", "00000001-1")), Some(alloc::vec![]));
-        assert_eq!(log.record("b", &ev(2)).seq, 2);
+        assert_eq!(log.record("b", prost::Message::encode_to_vec(&ev(2))).seq, 2);
         // A finished task is forgotten.
         log.evict("a", true);
         assert_eq!(log.current("a").seq, 0);
@@ -348,23 +389,23 @@ mod tests {
         let size = prost::Message::encoded_len(&ev(1));
         let mut log = EventLog::new(1, EventLogLimits { per_task: 10, tasks: 10, bytes: 3 * size });
         for _ in 0..3 {
-            log.record("a", &ev(1));
+            log.record("a", prost::Message::encode_to_vec(&ev(1)));
         }
         assert_eq!(log.over_bound("a"), None);
-        log.record("b", &ev(1));
+        log.record("b", prost::Message::encode_to_vec(&ev(1)));
         assert_eq!(log.over_bound("b").as_deref(), Some("a"));
         log.evict("a", false);
         assert_eq!(log.over_bound("b"), None);
         // One task over the byte bound trims its own oldest events.
         for _ in 0..4 {
-            log.record("b", &ev(1));
+            log.record("b", prost::Message::encode_to_vec(&ev(1)));
         }
         assert_eq!(log.over_bound("b"), None);
         assert_eq!(seqs(log.resume("b", "00000001-2")), Some(alloc::vec![3, 4, 5]));
         assert_eq!(seqs(log.resume("b", "00000001-1")), None);
         // An event bigger than the whole bound is not kept.
         let mut small = EventLog::new(1, EventLogLimits { per_task: 10, tasks: 10, bytes: size - 1 });
-        small.record("t", &ev(1));
+        small.record("t", prost::Message::encode_to_vec(&ev(1)));
         assert_eq!(seqs(small.resume("t", "00000001-0")), None);
         assert_eq!(seqs(small.resume("t", "00000001-1")), Some(alloc::vec![]));
     }
@@ -372,8 +413,8 @@ mod tests {
     #[test]
     fn with_no_room_to_keep_events_only_the_latest_position_resumes() {
         let mut log = EventLog::new(1, lim(0, 2));
-        log.record("t", &ev(1));
-        log.record("t", &ev(2));
+        log.record("t", prost::Message::encode_to_vec(&ev(1)));
+        log.record("t", prost::Message::encode_to_vec(&ev(2)));
         assert_eq!(seqs(log.resume("t", "00000001-2")), Some(alloc::vec![]));
         assert_eq!(seqs(log.resume("t", "00000001-1")), None);
     }

@@ -24,6 +24,21 @@
 //!   than `before`, each with its message-index entries, and say which.
 //! - `Open` (once, first): the tasks that are `SUBMITTED` or `WORKING` (their runs were lost
 //!   with the process that wrote them) and the webhook deliveries kept.
+//! - Events: a batch carries the events published since the last one, each with its number
+//!   in its task's sequence ([`StoredEvent`]); a store that keeps events keeps them with the
+//!   batch (the last [`WriteBatch::keep_events`] of each task at least) and deletes them with
+//!   their task. `Events` returns the task as stored and its kept events after a number, in
+//!   order; a store that keeps no events returns none (a subscriber that resumes there starts
+//!   over from the Task).
+//!
+//! ## Several servers over one store
+//! Each server holds copies of the tasks it serves. When another server changes a task, the
+//! host tells the engine ([`super::Engine::handle_task_changed`], from the store's change
+//! notices) and the engine drops an idle copy, or, for a task with subscribers, waiters or a
+//! run here, reads the task and its new events (`Events`) and carries them on: subscribers
+//! here get the other server's events with the same numbers, once and in order; a task
+//! canceled elsewhere stops its run here. When notices may have been missed (the notice
+//! connection dropped), [`super::Engine::handle_store_resync`] treats every copy so.
 //!
 //! ## What the engine does with a refusal
 //! A `Conflict` means another writer changed those tasks since this engine read them: the
@@ -149,12 +164,31 @@ pub struct WriteBatch {
     pub webhooks_queued: Vec<Queued>,
     /// Webhook deliveries that are over (to delete; a number never written is no error).
     pub webhooks_done: Vec<u64>,
+    /// Events published since the last batch, in order (each task's numbers rise by one).
+    pub events: Vec<StoredEvent>,
+    /// How many of a task's latest events a store that keeps events should keep at least.
+    pub keep_events: usize,
+}
+
+/// One event of a task, as a store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The task.
+    pub task_id: String,
+    /// Its number in the task's sequence (1, 2, …).
+    pub seq: u64,
+    /// The `StreamResponse`, protobuf-encoded.
+    pub body: Vec<u8>,
 }
 
 impl WriteBatch {
     /// True when there is nothing to write.
     pub fn is_empty(&self) -> bool {
-        self.tasks.is_empty() && self.messages.is_empty() && self.webhooks_queued.is_empty() && self.webhooks_done.is_empty()
+        self.tasks.is_empty()
+            && self.messages.is_empty()
+            && self.webhooks_queued.is_empty()
+            && self.webhooks_done.is_empty()
+            && self.events.is_empty()
     }
 }
 
@@ -199,6 +233,15 @@ pub enum StoreRequest {
         /// The batch bound.
         limit: usize,
     },
+    /// Read this task as stored and its kept events numbered after `after`.
+    Events {
+        /// This request.
+        id: StoreRequestId,
+        /// The task id.
+        task: String,
+        /// Events up to this number are known.
+        after: u64,
+    },
 }
 
 impl StoreRequest {
@@ -209,7 +252,8 @@ impl StoreRequest {
             | StoreRequest::Load { id, .. }
             | StoreRequest::List { id, .. }
             | StoreRequest::Write { id, .. }
-            | StoreRequest::Expire { id, .. } => *id,
+            | StoreRequest::Expire { id, .. }
+            | StoreRequest::Events { id, .. } => *id,
         }
     }
 }
@@ -265,6 +309,16 @@ pub enum StoreReply {
         /// Their ids.
         tasks: Vec<String>,
     },
+    /// To `Events`.
+    Events {
+        /// The request.
+        id: StoreRequestId,
+        /// The task as stored (`None`: it does not exist).
+        task: Option<StoredTask>,
+        /// Its kept events numbered after the request's `after`, in order: (number, the
+        /// protobuf-encoded `StreamResponse`).
+        events: Vec<(u64, Vec<u8>)>,
+    },
     /// Any request failed (nothing of it was done).
     Failed {
         /// The request.
@@ -284,6 +338,7 @@ impl StoreReply {
             | StoreReply::Written { id }
             | StoreReply::Conflict { id, .. }
             | StoreReply::Expired { id, .. }
+            | StoreReply::Events { id, .. }
             | StoreReply::Failed { id, .. } => *id,
         }
     }
@@ -310,6 +365,8 @@ pub struct Cache {
     /// Message-index changes since then.
     pub(crate) dirty_messages: BTreeMap<String, Option<MessageRecord>>,
     pub(crate) webhooks: BTreeMap<u64, Option<Queued>>,
+    /// Events published since then, for the next batch.
+    pub(crate) events: Vec<StoredEvent>,
 }
 
 #[derive(Debug)]
@@ -372,6 +429,7 @@ impl Cache {
             dirty: BTreeSet::new(),
             dirty_messages: BTreeMap::new(),
             webhooks: BTreeMap::new(),
+            events: Vec::new(),
         }
     }
 
@@ -447,6 +505,18 @@ impl Cache {
         if changed && !self.dirty.contains(id) {
             self.dirty.insert(String::from(id));
         }
+    }
+
+    /// Puts the store's copy of a task in place of the one in memory.
+    pub(crate) fn replace(&mut self, task: StoredTask) {
+        let id = task.record.task.id.clone();
+        self.remove(&id);
+        self.insert(task);
+    }
+
+    /// The ids of the tasks in memory.
+    pub(crate) fn ids(&self) -> Vec<String> {
+        self.tasks.slots().map(|s| s.key.clone()).collect()
     }
 
     pub(crate) fn remove(&mut self, id: &str) {
@@ -545,6 +615,7 @@ impl Cache {
                 None => batch.webhooks_done.push(seq),
             }
         }
+        batch.events = core::mem::take(&mut self.events);
         (batch, bases)
     }
 
@@ -567,8 +638,12 @@ impl Cache {
         messages: Vec<(String, Option<MessageRecord>)>,
         queued: Vec<Queued>,
         done: Vec<u64>,
+        events: Vec<StoredEvent>,
         except: &BTreeSet<String>,
     ) {
+        // The refused batch's events come before those published since.
+        let later = core::mem::take(&mut self.events);
+        self.events = events.into_iter().filter(|e| !except.contains(&e.task_id)).chain(later).collect();
         for id in tasks {
             if !except.contains(&id) && self.tasks.get(&id).is_some() {
                 self.dirty.insert(id);
@@ -609,6 +684,10 @@ pub struct StoreInMemory {
     tasks: BTreeMap<String, (StoredTask, i64, bool)>,
     messages: BTreeMap<String, MessageRecord>,
     webhooks: BTreeMap<u64, Queued>,
+    events: BTreeMap<String, alloc::collections::VecDeque<(u64, Vec<u8>)>>,
+    /// Every task write, in order, as (task id, new version): what a store's change notices
+    /// would tell the other servers ([`super::Engine::handle_task_changed`]).
+    pub changes: Vec<(String, u64)>,
     /// When set, every request fails with this error.
     pub fail: Option<String>,
 }
@@ -679,7 +758,16 @@ impl StoreInMemory {
                 }
                 let at = timestamp_ms(batch.at);
                 for w in batch.tasks {
+                    self.changes.push((w.task.record.task.id.clone(), w.task.version));
                     self.tasks.insert(w.task.record.task.id.clone(), (w.task, at, w.terminal));
+                }
+                let keep = batch.keep_events.max(1);
+                for e in batch.events {
+                    let log = self.events.entry(e.task_id).or_default();
+                    log.push_back((e.seq, e.body));
+                    while log.len() > keep {
+                        log.pop_front();
+                    }
                 }
                 for (k, r) in batch.messages {
                     match r {
@@ -708,12 +796,18 @@ impl StoreInMemory {
                 let gone: Vec<String> = old.into_iter().map(|(_, k)| k).collect();
                 for k in &gone {
                     self.tasks.remove(k);
+                    self.events.remove(k);
                     self.messages.retain(|_, r| &r.task_id != k);
                     let prefix = alloc::format!("{k}\u{0}");
                     self.webhooks.retain(|_, q| !q.queue.starts_with(&prefix));
                 }
                 StoreReply::Expired { id, tasks: gone }
             }
+            StoreRequest::Events { id, task, after } => StoreReply::Events {
+                id,
+                task: self.get(&task).cloned(),
+                events: self.events.get(&task).map(|l| l.iter().filter(|(n, _)| *n > after).cloned().collect()).unwrap_or_default(),
+            },
         }
     }
 }

@@ -93,7 +93,7 @@ mod working;
 pub use crate::op::{Request, Response};
 pub use events::{EventId, EventLogLimits, MAX_EVENT_ID_LEN};
 pub use external::{
-    Cache, ListCursor, ListQuery, OwnerScope, StoreInMemory, StoreReply, StoreRequest, StoreRequestId, TaskWrite, WriteBatch,
+    Cache, ListCursor, ListQuery, OwnerScope, StoreInMemory, StoreReply, StoreRequest, StoreRequestId, StoredEvent, TaskWrite, WriteBatch,
 };
 pub use store::{MemoryStore, MessageRecord, Storage, StoreError, StoredTask};
 pub use working::SWEEP_BATCH;
@@ -292,6 +292,12 @@ pub struct EngineConfig {
     /// Delete tasks in a terminal state whose last change is older than this (`None`, the
     /// default: keep every task for ever). Tasks that are not terminal are never deleted.
     pub retention: Option<core::time::Duration>,
+    /// The epoch of event ids (see [`EventId`]). `None`, the default: drawn from the id key,
+    /// so ids change with every process. `Some`: the external store keeps events (see
+    /// [`external`]) and this is its epoch, the same for every server over it, so an id means
+    /// the same on each of them and across restarts; a subscriber that resumes from an event
+    /// the log here no longer holds is then answered from the store's events.
+    pub event_epoch: Option<u32>,
 }
 
 impl core::fmt::Debug for EngineConfig {
@@ -304,6 +310,7 @@ impl core::fmt::Debug for EngineConfig {
             .field("event_log", &self.event_log)
             .field("cache_bytes", &self.cache_bytes)
             .field("retention", &self.retention)
+            .field("event_epoch", &self.event_epoch)
             .finish_non_exhaustive()
     }
 }
@@ -319,6 +326,7 @@ impl Default for EngineConfig {
             event_log: EventLogLimits::default(),
             cache_bytes: 64 << 20,
             retention: None,
+            event_epoch: None,
         }
     }
 }
@@ -432,7 +440,7 @@ impl Engine {
             c.set_limit(config.cache_bytes);
         }
         let ids = IdGen::new(key);
-        let events = EventLog::new(ids.epoch(), config.event_log);
+        let events = EventLog::new(config.event_epoch.unwrap_or_else(|| ids.epoch()), config.event_log);
         Engine {
             config,
             store,

@@ -250,7 +250,7 @@ impl Engine {
         if let Some(c) = run.push_config {
             push_configs.push(self.push_config(c, task_id, &run.tenant, run.version));
         }
-        self.store.insert(StoredTask { record, tenant: run.tenant, owner: run.owner, push_configs, version: 0 });
+        self.store.insert(StoredTask { record, tenant: run.tenant, owner: run.owner, push_configs, version: 0, last_event: 0 });
         self.wrote(task_id, None);
         if self.config.streaming {
             self.events.open(task_id);
@@ -304,7 +304,18 @@ impl Engine {
     /// subscribers that resume.
     pub(super) fn publish(&mut self, task_id: &str, event: v1::StreamResponse, webhooks: bool) {
         if self.config.streaming {
-            let id = self.events.record(task_id, &event);
+            // The stored task numbers the sequence (another server may have moved it on).
+            let last = self.store.get(task_id).map_or(0, |t| t.last_event);
+            self.events.sync(task_id, last);
+            let bytes = prost::Message::encode_to_vec(&event);
+            let kept = self.store.is_external().then(|| bytes.clone());
+            let id = self.events.record(task_id, bytes);
+            if let Some(t) = self.store.get_mut(task_id) {
+                t.last_event = id.seq;
+            }
+            if let (Storage::External(cache), Some(body)) = (&mut self.store, kept) {
+                cache.events.push(StoredEvent { task_id: String::from(task_id), seq: id.seq, body });
+            }
             self.trim_event_log(task_id);
             for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
                 if self.streams.get(&call).is_some_and(|s| s.started) {
@@ -337,7 +348,7 @@ impl Engine {
     }
 
     /// The task reached a terminal or interrupted state: answer blocking calls, end streams.
-    fn settle(&mut self, task_id: &str, terminal: bool) {
+    pub(super) fn settle(&mut self, task_id: &str, terminal: bool) {
         let waiters = self.waiters.remove(task_id).unwrap_or_default();
         for w in waiters {
             let snap = self.store.get(task_id).map(|t| self.snapshot(&t.record.task, w.history_length));

@@ -22,6 +22,10 @@ pub struct StoredTask {
     /// The version of the stored row this copy is (0: never written). An external store
     /// refuses a write based on another version than the one it holds.
     pub version: u64,
+    /// The number of the task's last event in its event sequence (0 before any; see
+    /// [`super::EventId`]). Kept with the task, so that every server over one store, and a
+    /// server after a restart, numbers the task's next event alike.
+    pub last_event: u64,
 }
 
 /// What the message-id index remembers of a message (only when the engine de-duplicates

@@ -45,14 +45,27 @@ struct Writing {
     messages: Vec<(String, Option<MessageRecord>)>,
     webhooks_queued: Vec<Queued>,
     webhooks_done: Vec<u64>,
+    events: Vec<external::StoredEvent>,
     /// Outputs made before the batch was taken: they leave when it is durable.
     outputs: VecDeque<Output>,
     /// Calls whose answers show a change of the batch.
     calls: BTreeSet<CallId>,
 }
 
+/// A read of one task and its events ([`StoreRequest::Events`]).
+#[derive(Debug)]
+struct Read {
+    task: String,
+    /// Resuming subscribers waiting for it: (call, the number of the last event each saw).
+    resumes: Vec<(CallId, u64)>,
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Ext {
+    reads: BTreeMap<StoreRequestId, Read>,
+    /// The catch-up read in flight per task, and the tasks changed again meanwhile.
+    reading: BTreeMap<String, StoreRequestId>,
+    reread: BTreeSet<String>,
     requests: VecDeque<StoreRequest>,
     next: u64,
     parked: Vec<Parked>,
@@ -148,7 +161,8 @@ impl Engine {
     /// Takes the changes made so far into a write, with the outputs that depend on them.
     fn flush(&mut self) {
         let Storage::External(cache) = &mut self.store else { return };
-        let (batch, bases) = cache.take_batch(self.now);
+        let (mut batch, bases) = cache.take_batch(self.now);
+        batch.keep_events = self.config.event_log.per_task;
         if batch.is_empty() {
             self.ext.released.extend(self.out.drain(..));
             self.unflushed.clear();
@@ -162,6 +176,7 @@ impl Engine {
             messages: batch.messages.clone(),
             webhooks_queued: batch.webhooks_queued.clone(),
             webhooks_done: batch.webhooks_done.clone(),
+            events: batch.events.clone(),
             outputs: core::mem::take(&mut self.out),
             calls: core::mem::take(&mut self.unflushed),
         });
@@ -178,6 +193,7 @@ impl Engine {
         for p in &self.ext.parked {
             needed.extend(Self::named_tasks(&p.request));
         }
+        needed.extend(self.ext.reads.values().map(|r| r.task.clone()));
         let Storage::External(cache) = &mut self.store else { return };
         let (runs, streams, waiters) = (&self.runs, &self.task_streams, &self.waiters);
         cache.evict(|id| runs.contains_key(id) || streams.contains_key(id) || waiters.contains_key(id) || needed.contains(id), &writing);
@@ -281,6 +297,9 @@ impl Engine {
     /// A parked call went away.
     pub(super) fn forget_parked(&mut self, call: CallId) {
         self.ext.parked.retain(|p| p.call != call);
+        for r in self.ext.reads.values_mut() {
+            r.resumes.retain(|(c, _)| *c != call);
+        }
         self.ext.lists.retain(|_, (c, _)| *c != call);
     }
 
@@ -362,7 +381,13 @@ impl Engine {
                 for id in &stale {
                     if let Storage::External(cache) = &mut self.store {
                         cache.remove(id);
+                        cache.events.retain(|e| &e.task_id != id);
                     }
+                    // Its numbers past the stored ones were never written: another server
+                    // numbers them. The log starts again from the stored task.
+                    self.events.evict(id, true);
+                    let calls: BTreeSet<CallId> = self.task_streams.get(id).into_iter().flatten().copied().collect();
+                    self.out.retain(|o| !matches!(o, Output::Stream { call, .. } if calls.contains(call)));
                     self.drop_stale(id);
                 }
                 Ok(())
@@ -383,8 +408,53 @@ impl Engine {
                 }
                 Ok(())
             }
+            StoreReply::Events { id, task, events } => {
+                let Some(read) = self.ext.reads.remove(&id) else { return Ok(()) };
+                let task_id = read.task;
+                if self.ext.reading.get(&task_id) == Some(&id) {
+                    self.ext.reading.remove(&task_id);
+                }
+                match task {
+                    Some(fresh) => self.catch_up(&task_id, fresh, &events, read.resumes),
+                    None => {
+                        // Deleted meanwhile (retention): nothing of it is left to follow.
+                        for (call, _) in read.resumes {
+                            self.respond(call, Err(A2aError::task_not_found(&task_id)));
+                        }
+                        let idle = self.store.get(&task_id).is_some() && !self.changing(&task_id);
+                        if idle {
+                            self.drop_stale(&task_id);
+                            self.forget_task(&task_id);
+                        }
+                    }
+                }
+                if self.ext.reread.remove(&task_id) {
+                    let after = self.store.get(&task_id).map_or(0, |t| t.last_event).max(self.events.bounds(&task_id).0);
+                    self.read_events(&task_id, after, Vec::new());
+                }
+                Ok(())
+            }
             StoreReply::Failed { id, error } => {
                 if self.ext.open == Some(id) {
+                    return Err(error);
+                }
+                if let Some(read) = self.ext.reads.remove(&id) {
+                    if self.ext.reading.get(&read.task) == Some(&id) {
+                        self.ext.reading.remove(&read.task);
+                    }
+                    self.ext.reread.remove(&read.task);
+                    let err = store_failed("read the task's events", &error);
+                    for (call, _) in read.resumes {
+                        self.respond(call, Err(err.clone()));
+                    }
+                    // Subscribers here can no longer be sure to see every event.
+                    if !self.changing(&read.task) {
+                        if let Storage::External(cache) = &mut self.store {
+                            cache.remove(&read.task);
+                        }
+                        self.events.evict(&read.task, true);
+                        self.drop_stale(&read.task);
+                    }
                     return Err(error);
                 }
                 if let Some((asked, keys)) = self.ext.loads.remove(&id) {
@@ -422,9 +492,9 @@ impl Engine {
     /// A write was not done: its changes (but those of `stale` tasks) go with the next
     /// batch, and the calls whose answers showed them are answered with `err` instead.
     fn write_refused(&mut self, w: Writing, stale: &BTreeSet<String>, err: A2aError) {
-        let Writing { bases, messages, webhooks_queued, webhooks_done, outputs, calls, .. } = w;
+        let Writing { bases, messages, webhooks_queued, webhooks_done, events, outputs, calls, .. } = w;
         if let Storage::External(cache) = &mut self.store {
-            cache.unwritten(bases.into_iter().map(|(id, _)| id).collect(), messages, webhooks_queued, webhooks_done, stale);
+            cache.unwritten(bases.into_iter().map(|(id, _)| id).collect(), messages, webhooks_queued, webhooks_done, events, stale);
         }
         let mut answered = BTreeSet::new();
         for o in outputs {
@@ -465,6 +535,167 @@ impl Engine {
         }
         if let Some(run) = self.remove_run(task_id) {
             self.out.push_back(Output::CancelExecution { run: run.id, task_id: String::from(task_id) });
+        }
+    }
+
+    /// Whether `task_id` has changes not yet written (or being written): a change notice
+    /// for it waits for that write, which the store refuses when the notice was another
+    /// server's.
+    fn changing(&self, task_id: &str) -> bool {
+        let Storage::External(cache) = &self.store else { return false };
+        cache.dirty.contains(task_id) || self.ext.writing.as_ref().is_some_and(|w| w.bases.iter().any(|(i, _)| i == task_id))
+    }
+
+    fn read_events(&mut self, task_id: &str, after: u64, resumes: Vec<(CallId, u64)>) {
+        let id = self.store_request_id();
+        if resumes.is_empty() {
+            self.ext.reading.insert(String::from(task_id), id);
+        }
+        self.ext.reads.insert(id, Read { task: String::from(task_id), resumes });
+        self.ext.requests.push_back(StoreRequest::Events { id, task: String::from(task_id), after });
+    }
+
+    /// A subscriber resumes from event `after`, which the log here no longer holds but the
+    /// store may: it waits for a read of the task's events.
+    pub(super) fn resume_from_store(&mut self, call: CallId, task_id: &str, after: u64) {
+        self.read_events(task_id, after, alloc::vec![(call, after)]);
+    }
+
+    /// The store says another server wrote version `version` of `task_id` (its change
+    /// notices; see [`external`]). A copy here that is older is dropped when idle, and
+    /// brought up to date with its new events when it has subscribers, waiters or a run.
+    pub fn handle_task_changed(&mut self, task_id: &str, version: u64, now: Timestamp) {
+        self.now = now;
+        let Storage::External(cache) = &self.store else { return };
+        let Some(copy) = cache.get(task_id) else { return };
+        if copy.version >= version || self.changing(task_id) {
+            return;
+        }
+        let after = copy.last_event.max(self.events.bounds(task_id).0);
+        if self.ext.reading.contains_key(task_id) {
+            self.ext.reread.insert(String::from(task_id));
+            return;
+        }
+        let live = self.runs.contains_key(task_id)
+            || self.task_streams.contains_key(task_id)
+            || self.waiters.contains_key(task_id)
+            || self.ext.reads.values().any(|r| r.task == task_id);
+        if live {
+            self.read_events(task_id, after, Vec::new());
+        } else if let Storage::External(cache) = &mut self.store {
+            cache.remove(task_id);
+        }
+    }
+
+    /// Change notices may have been missed (the host's notice connection dropped): every
+    /// copy is treated as changed.
+    pub fn handle_store_resync(&mut self, now: Timestamp) {
+        let Storage::External(cache) = &self.store else { return };
+        for id in cache.ids() {
+            self.handle_task_changed(&id, u64::MAX, now);
+        }
+    }
+
+    /// The store's copy of `task_id` and its events after some number: the copy replaces an
+    /// older one without local changes; events the log here does not have yet go to the
+    /// subscribers here, in order; a task that settled elsewhere answers the waiters here
+    /// and stops the run here; resuming subscribers get what they missed.
+    fn catch_up(&mut self, task_id: &str, fresh: StoredTask, events: &[(u64, Vec<u8>)], resumes: Vec<(CallId, u64)>) {
+        let old_state = self.store.get(task_id).and_then(|t| t.record.state());
+        let newer = self.store.get(task_id).is_none_or(|t| fresh.version > t.version);
+        let fresh_last = fresh.last_event;
+        let state = fresh.record.state();
+        let replaced = newer && !self.changing(task_id);
+        if replaced {
+            if let Storage::External(cache) = &mut self.store {
+                cache.replace(fresh);
+            }
+            // New events, numbered by the server that made them, go on to the subscribers.
+            if self.config.streaming && self.task_streams.contains_key(task_id) {
+                let (known, _) = self.events.bounds(task_id);
+                let mut last = known;
+                let mut gap = false;
+                for (seq, body) in events.iter().filter(|(n, _)| *n > known) {
+                    let event = match <v1::StreamResponse as prost::Message>::decode(body.as_slice()) {
+                        Ok(e) if *seq == last + 1 => e,
+                        _ => {
+                            gap = true;
+                            break;
+                        }
+                    };
+                    let id = self.events.record_at(task_id, *seq, body.clone());
+                    last = *seq;
+                    for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
+                        if self.streams.get(&call).is_some_and(|s| s.started) {
+                            self.out.push_back(Output::Stream { call, event: event.clone(), id: Some(id) });
+                        }
+                    }
+                }
+                if gap || last < fresh_last {
+                    // The store no longer holds what they missed: they start over.
+                    self.events.sync(task_id, fresh_last);
+                    let e = A2aError::with_message(ErrorKind::Unavailable, "events of this task were missed here; subscribe again");
+                    for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
+                        self.end_stream(call, Some(e.clone()));
+                    }
+                }
+            }
+            self.events.sync(task_id, fresh_last);
+            self.trim_event_log(task_id);
+            if is_terminal(state) {
+                if let Some(run) = self.remove_run(task_id) {
+                    self.out.push_back(Output::CancelExecution { run: run.id, task_id: String::from(task_id) });
+                }
+            }
+            if settled(state) && state != old_state {
+                self.settle(task_id, is_terminal(state));
+            }
+        }
+        for (call, after) in resumes {
+            self.finish_resume(call, task_id, after, events);
+        }
+    }
+
+    /// A resuming subscriber gets the events after `after`: from the store's (`events`) up
+    /// to what the log here holds, then the log's; or the Task, as a new subscriber, when
+    /// neither has them all.
+    fn finish_resume(&mut self, call: CallId, task_id: &str, after: u64, events: &[(u64, Vec<u8>)]) {
+        let Some(task) = self.store.get(task_id) else {
+            self.respond(call, Err(A2aError::task_not_found(task_id)));
+            return;
+        };
+        let terminal = is_terminal(task.record.state());
+        let (_, floor) = self.events.bounds(task_id);
+        let epoch = self.events.epoch();
+        let mut missed = Vec::new();
+        let mut next = after + 1;
+        for (seq, body) in events.iter().filter(|(n, _)| *n > after && *n <= floor) {
+            match <v1::StreamResponse as prost::Message>::decode(body.as_slice()) {
+                Ok(e) if *seq == next => missed.push((*seq, e)),
+                _ => break,
+            }
+            next += 1;
+        }
+        let rest = if next > floor {
+            match self.events.resume(task_id, &EventId { epoch, seq: next - 1 }.to_string()) {
+                events::Resume::Events(rest) => Some(rest),
+                events::Resume::Restart => None,
+            }
+        } else {
+            None
+        };
+        match rest {
+            Some(rest) => {
+                self.streams.insert(call, Stream { task_id: String::from(task_id), history_length: None, started: true, origin: None });
+                self.task_streams.entry(String::from(task_id)).or_default().push(call);
+                for (seq, event) in missed.into_iter().chain(rest) {
+                    self.out.push_back(Output::Stream { call, event, id: Some(EventId { epoch, seq }) });
+                }
+            }
+            None => self.attach(call, task_id, true, None, false, None),
+        }
+        if terminal {
+            self.end_stream(call, None);
         }
     }
 

@@ -599,6 +599,17 @@ impl Service {
         }
     }
 
+    /// The store says another server wrote version `version` of task `task_id` (its change
+    /// notices): see [`Engine::handle_task_changed`].
+    pub fn handle_task_changed(&mut self, task_id: &str, version: u64, now: Timestamp) {
+        self.engine.handle_task_changed(task_id, version, now);
+    }
+
+    /// Change notices may have been missed: see [`Engine::handle_store_resync`].
+    pub fn handle_store_resync(&mut self, now: Timestamp) {
+        self.engine.handle_store_resync(now);
+    }
+
     fn log_store_error(&self, e: &StoreError) {
         self.log.log(Level::Error, &format!("{e}; the calls it concerned are answered with an internal error"));
     }
