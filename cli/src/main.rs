@@ -1,7 +1,7 @@
 //! `a2a-wire`: serve the demo echo agent, or talk to any A2A agent.
 //!
 //! ```text
-//! a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
+//! a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--lease-seconds N] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
 //! a2a-wire card URL [--json]
 //! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--timeout S] [--json]
 //! a2a-wire get URL TASK_ID [--history N] [--json]
@@ -35,7 +35,7 @@ use std::sync::Arc;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage:
-  a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE] [--v03-file-bytes base64|raw]
+  a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--lease-seconds N] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE] [--v03-file-bytes base64|raw]
   a2a-wire card URL [--json]
   a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--timeout SECONDS] [--json]
   a2a-wire get URL TASK_ID [--history N] [...]
@@ -62,7 +62,11 @@ instead of --addr. serve --store FILE (default a2a-wire-tasks.db; memory: no fil
 --store postgres://USER[:PASS]@HOST:PORT/DB in PostgreSQL (tables created at start): memory
 holds the tasks in use plus a cache of --cache-mb MiB (default 64). --retain DURATION (90s,
 12h, 30d) deletes finished tasks (completed, canceled, failed, rejected) whose last change is
-older; by default every task is kept.
+older; by default every task is kept. Several servers may share one PostgreSQL database
+behind a load balancer (--public-url naming it): any of them answers any call, and events
+reach subscribers on every one; the server running a task holds a lease on it
+(--lease-seconds, default 15) and when it dies another takes the task over after the lease
+and resumes its run.
 Agent Card signatures (ES256, EdDSA): serve --card-key FILE (a private JWK, or a PKCS#8
 PEM key with --card-kid) signs the card it serves; clients given --card-keys JWKS check
 the card's signature, and --require-signed-card refuses an unsigned one. sign-card and
@@ -179,6 +183,7 @@ const SERVE_OPTIONS: &[&str] = &[
     "--store",
     "--cache-mb",
     "--retain",
+    "--lease-seconds",
     "--allow-private-webhooks",
     "--allow-webhook",
     "--bearer-tokens",
@@ -506,6 +511,14 @@ async fn serve(args: &Args) -> Result<(), Failure> {
             a2a_wire_smol::ready::parse_duration(v)
                 .ok_or_else(|| Failure::Usage(format!("--retain {v}: a duration like 90s, 12h or 30d")))?,
         );
+    }
+    if let Some(v) = args.value("--lease-seconds") {
+        let secs: u64 = v
+            .parse()
+            .ok()
+            .filter(|s| (1..=86_400).contains(s))
+            .ok_or_else(|| Failure::Usage(format!("--lease-seconds {v}: a whole number of seconds, 1 to 86400")))?;
+        config.lease = Some(std::time::Duration::from_secs(secs));
     }
     let card = config.card.clone();
     let agent = Arc::new(a2a_wire_smol::demo::EchoAgent::default());

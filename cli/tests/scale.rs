@@ -133,7 +133,7 @@ fn fill(path: &Path) {
         let tasks = (start..(start + 10_000).min(STORED))
             .map(|i| {
                 let terminal = state_of(i) != v1::TaskState::InputRequired;
-                TaskWrite { task: stored_task(i), base: 0, terminal }
+                TaskWrite { task: stored_task(i), base: 0, terminal, leased: false }
             })
             .collect();
         let batch = WriteBatch { at, tasks, ..Default::default() };

@@ -795,7 +795,7 @@ fn a_write_refused_for_a_stale_version_is_never_reported_as_success() {
     let mut other = store.get(&exec.task_id).unwrap().clone();
     let base = other.version;
     other.version += 1;
-    let w = a2a_wire::engine::TaskWrite { task: other, base, terminal: false };
+    let w = a2a_wire::engine::TaskWrite { task: other, base, terminal: false, leased: false };
     let batch = a2a_wire::engine::WriteBatch { at: now, tasks: vec![w], ..Default::default() };
     let r = store.answer(a2a_wire::engine::StoreRequest::Write { id: a2a_wire::engine::StoreRequestId(999), batch });
     assert!(matches!(r, a2a_wire::engine::StoreReply::Written { .. }));

@@ -8,8 +8,9 @@ use a2a_wire::engine::{
 };
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::v1::{self, TaskState};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::time::Duration;
 
 /// The store's epoch, as a database would hand it to every server.
 const EPOCH: u32 = 0x00c0_ffee;
@@ -21,23 +22,45 @@ struct Replica {
     store: Rc<RefCell<StoreInMemory>>,
     heard: usize,
     next_call: u64,
-    now: i64,
+    /// Milliseconds, shared by every replica of a test (one wall clock).
+    clock: Rc<Cell<i64>>,
 }
 
 impl Replica {
     fn new(store: &Rc<RefCell<StoreInMemory>>, key: u128) -> Replica {
-        let config = EngineConfig { event_epoch: Some(EPOCH), ..EngineConfig::default() };
+        Self::with(store, key, None, &Rc::new(Cell::new(1_700_000_000_000)))
+    }
+
+    fn with(store: &Rc<RefCell<StoreInMemory>>, key: u128, lease: Option<Duration>, clock: &Rc<Cell<i64>>) -> Replica {
+        let config = EngineConfig { event_epoch: Some(EPOCH), lease, ..EngineConfig::default() };
         let mut engine = Engine::new(config, Storage::external(1 << 20), key);
-        let now = Timestamp { seconds: 1_700_000_000, nanos: 0 };
+        let mut r = Replica {
+            engine: Engine::new(EngineConfig::default(), Storage::external(0), 0),
+            store: store.clone(),
+            heard: 0,
+            next_call: key as u64 * 1000,
+            clock: clock.clone(),
+        };
+        let now = r.tick();
         engine.start(now);
-        let mut r = Replica { engine, store: store.clone(), heard: 0, next_call: key as u64 * 1000, now: 1_700_000_000 };
+        r.engine = engine;
         r.pump();
         r
     }
 
     fn tick(&mut self) -> Timestamp {
-        self.now += 1;
-        Timestamp { seconds: self.now, nanos: 0 }
+        self.clock.set(self.clock.get() + 1);
+        let ms = self.clock.get();
+        Timestamp { seconds: ms / 1000, nanos: (ms % 1000) as i32 * 1_000_000 }
+    }
+
+    /// Time passed: whatever timers are due fire.
+    fn timers(&mut self) -> Vec<Output> {
+        let now = self.tick();
+        if self.engine.poll_timeout().is_some_and(|t| (t.seconds, t.nanos) <= (now.seconds, now.nanos)) {
+            self.engine.handle_timeout(now);
+        }
+        self.pump()
     }
 
     /// Carries out the engine's store requests until it has nothing left to do.
@@ -255,4 +278,62 @@ fn a_store_read_request_names_the_task_and_the_last_event_known() {
     let mut s = StoreInMemory::new();
     let r = s.answer(StoreRequest::Events { id: a2a_wire::engine::StoreRequestId(1), task: "nope".into(), after: 0 });
     assert_eq!(r, StoreReply::Events { id: a2a_wire::engine::StoreRequestId(1), task: None, events: Vec::new() });
+}
+
+#[test]
+fn a_task_whose_server_died_is_claimed_after_its_lease_and_resumed_on_another() {
+    let store = shared();
+    let clock = Rc::new(Cell::new(1_700_000_000_000));
+    let lease = Some(Duration::from_secs(6));
+    let mut a = Replica::with(&store, 1, lease, &clock);
+    let mut b = Replica::with(&store, 2, lease, &clock);
+    let (_, out) = a.call(Request::SendStreamingMessage(send("m1")));
+    let exec = execution(&out);
+    a.agent(&exec.task_id, status(TaskState::Working));
+    // While A lives it renews its lease: for a minute, B claims nothing.
+    for _ in 0..600 {
+        clock.set(clock.get() + 100);
+        a.timers();
+        let out = b.timers();
+        assert!(!out.iter().any(|o| matches!(o, Output::Execute(_))), "B took a task A still runs: {out:?}");
+    }
+    // A dies. After its lease runs out, B claims the task and resumes its run.
+    drop(a);
+    let died = clock.get();
+    let mut resumed = None;
+    for _ in 0..200 {
+        clock.set(clock.get() + 100);
+        if let Some(e) = b.timers().into_iter().find_map(|o| match o {
+            Output::Execute(e) => Some(e),
+            _ => None,
+        }) {
+            resumed = Some(e);
+            break;
+        }
+    }
+    let e = resumed.expect("B resumes the run");
+    assert!(e.resumed && e.task_id == exec.task_id, "{e:?}");
+    let waited = clock.get() - died;
+    assert!((4_000..=8_100).contains(&waited), "claimed {waited} ms after the last renewal could have been");
+    b.agent(&exec.task_id, status(TaskState::Completed));
+    assert_eq!(store.borrow().get(&exec.task_id).and_then(|t| t.record.state()), Some(TaskState::Completed));
+}
+
+#[test]
+fn a_server_whose_lease_was_claimed_stops_its_run() {
+    let store = shared();
+    let clock = Rc::new(Cell::new(1_700_000_000_000));
+    let lease = Some(Duration::from_secs(6));
+    let mut a = Replica::with(&store, 1, lease, &clock);
+    let mut b = Replica::with(&store, 2, lease, &clock);
+    let (_, out) = a.call(Request::SendStreamingMessage(send("m1")));
+    let exec = execution(&out);
+    a.agent(&exec.task_id, status(TaskState::Working));
+    // A stalls (no timers: no renewals) past its lease; B claims the task.
+    clock.set(clock.get() + 7_000);
+    assert!(b.timers().iter().any(|o| matches!(o, Output::Execute(e) if e.resumed)));
+    // A wakes up: its renewal finds the lease gone, and its run stops.
+    let out = a.timers();
+    assert!(out.iter().any(|o| matches!(o, Output::CancelExecution { run, .. } if *run == exec.id)), "{out:?}");
+    assert!(a.engine.current_run(&exec.task_id).is_none());
 }

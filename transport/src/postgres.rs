@@ -27,8 +27,13 @@
 //! and after restarts. A lost notice connection is re-established with backoff and followed
 //! by a resync (every copy treated as changed).
 //!
-//! Leases are not there yet: the unfinished tasks a store returns at open are resumed by
-//! whoever opens it.
+//! Leases for running work (with [`a2a_wire::engine::EngineConfig::lease`], which the server
+//! sets for this store): the server running a task holds its lease (`lease_owner`,
+//! `lease_until`), taken with the write that records the run and renewed by the engine; a
+//! task whose lease ran out (its server died or stalled) is claimed by another server with
+//! `FOR UPDATE SKIP LOCKED` (each by one server), its version raised so the old server's
+//! writes are refused, and its run resumed there. Lease times are the servers' clocks: keep
+//! them in step (NTP), and make the lease far longer than their skew.
 
 use crate::rows::{encode_ids, encode_push, ms, TaskRow, TASK_COLUMNS};
 use a2a_wire::engine::{ListQuery, MessageRecord, OwnerScope, StoreError, StoreReply, StoreRequest, StoredTask, WriteBatch};
@@ -239,6 +244,9 @@ CREATE TABLE IF NOT EXISTS a2a_tasks (
     terminal BOOLEAN NOT NULL
 );
 ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS last_event BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS lease_owner BYTEA;
+ALTER TABLE a2a_tasks ADD COLUMN IF NOT EXISTS lease_until BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS a2a_tasks_leases ON a2a_tasks (lease_until) WHERE lease_owner IS NOT NULL AND state IN (1, 2);
 CREATE TABLE IF NOT EXISTS a2a_events (
     task_id BYTEA NOT NULL,
     seq BIGINT NOT NULL,
@@ -422,15 +430,19 @@ impl PgStore {
             let q = if w.base == 0 {
                 sqlx::query(
                     "INSERT INTO a2a_tasks (id, tenant, owner, task, closed_artifacts, push, push_versions, version,
-                                            context_id, state, ts_key, ts_n, updated_ms, terminal, last_event)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                                            context_id, state, ts_key, ts_n, updated_ms, terminal, last_event,
+                                            lease_owner, lease_until)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+                             CASE WHEN $16 THEN $17::bytea END, CASE WHEN $16 THEN $18::bigint ELSE 0 END)
                      ON CONFLICT (id) DO NOTHING",
                 )
             } else {
                 sqlx::query(
                     "UPDATE a2a_tasks SET tenant = $2, owner = $3, task = $4, closed_artifacts = $5, push = $6,
                          push_versions = $7, version = $8, context_id = $9, state = $10, ts_key = $11, ts_n = $12,
-                         updated_ms = $13, terminal = $14, last_event = $15
+                         updated_ms = $13, terminal = $14, last_event = $15,
+                         lease_owner = CASE WHEN $17 THEN $18::bytea WHEN lease_owner = $18::bytea THEN NULL ELSE lease_owner END,
+                         lease_until = CASE WHEN $17 THEN $19::bigint ELSE lease_until END
                      WHERE id = $1 AND version = $16",
                 )
             };
@@ -451,6 +463,12 @@ impl PgStore {
                 .bind(w.terminal)
                 .bind(i64::try_from(t.last_event).unwrap_or(i64::MAX));
             let q = if w.base == 0 { q } else { q.bind(i64::try_from(w.base).unwrap_or(i64::MAX)) };
+            // This server's lease: taken on the tasks that run here, given up on the others
+            // (another server's lease stays).
+            let q = q
+                .bind(w.leased && batch.lease.is_some())
+                .bind(batch.lease.as_ref().map(|l| l.owner.as_bytes()))
+                .bind(batch.lease.as_ref().map_or(0, |l| ms(l.until)));
             if q.execute(&mut *tx).await?.rows_affected() != 1 {
                 stale.push(t.record.task.id.clone());
             }
@@ -573,6 +591,57 @@ impl PgStore {
         ids.into_iter().map(|i| text(i, "a task id")).collect()
     }
 
+    /// Extends `owner`'s leases of `tasks`; returns those it no longer holds.
+    async fn renew(&self, owner: &str, tasks: Vec<String>, until: Timestamp) -> Result<Vec<String>, StoreError> {
+        let ids: Vec<&[u8]> = tasks.iter().map(|t| t.as_bytes()).collect();
+        let rows = sqlx::query("UPDATE a2a_tasks SET lease_until = $2 WHERE lease_owner = $1 AND id = ANY($3) RETURNING id")
+            .bind(owner.as_bytes())
+            .bind(ms(until))
+            .bind(ids)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_error)?;
+        let held: Vec<Vec<u8>> = rows.iter().map(|r| r.try_get(0)).collect::<Result<_, _>>().map_err(db_error)?;
+        Ok(tasks.into_iter().filter(|t| !held.iter().any(|h| h.as_slice() == t.as_bytes())).collect())
+    }
+
+    /// Takes the lease of at most `limit` unfinished tasks whose lease ran out before `now`
+    /// (rows another server is claiming or writing are skipped), raising their versions, and
+    /// tells the other servers.
+    async fn claim(&self, lease: &a2a_wire::engine::Lease, now: Timestamp, limit: usize) -> Result<Vec<StoredTask>, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_error)?;
+        let rows = sqlx::query(AssertSqlSafe(format!(
+            "UPDATE a2a_tasks SET lease_owner = $1, lease_until = $2, version = version + 1
+             WHERE id IN (SELECT id FROM a2a_tasks WHERE state IN ($5, $6) AND lease_owner IS NOT NULL AND lease_until < $3
+                          ORDER BY lease_until LIMIT $4 FOR UPDATE SKIP LOCKED)
+             RETURNING {TASK_COLUMNS}"
+        )))
+        .bind(lease.owner.as_bytes())
+        .bind(ms(lease.until))
+        .bind(ms(now))
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .bind(v1::TaskState::Submitted as i32)
+        .bind(v1::TaskState::Working as i32)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        let mut tasks = Vec::with_capacity(rows.len());
+        for r in &rows {
+            tasks.push(decode_row(r)?);
+        }
+        if !tasks.is_empty() {
+            let payloads: Vec<String> = tasks.iter().map(|t| format!("{}:{}", t.version, hex(t.record.task.id.as_bytes()))).collect();
+            sqlx::query("SELECT pg_notify($1, p) FROM UNNEST($2::text[]) AS p")
+                .bind(NOTICE_CHANNEL)
+                .bind(payloads)
+                .execute(&mut *tx)
+                .await
+                .map_err(db_error)?;
+        }
+        tx.commit().await.map_err(db_error)?;
+        Ok(tasks)
+    }
+
     /// Task `id` as stored and its kept events after `after` that it already counts.
     async fn events(&self, id: &str, after: u64) -> Result<(Option<StoredTask>, Vec<(u64, Vec<u8>)>), StoreError> {
         let (tasks, _) = self.load(&[String::from(id)], &[]).await?;
@@ -644,6 +713,12 @@ impl crate::store::ExternalStore for PgStore {
                 }
                 StoreRequest::Events { id, task, after } => {
                     self.events(&task, after).await.map(|(task, events)| StoreReply::Events { id, task, events })
+                }
+                StoreRequest::Renew { id, owner, tasks, until } => {
+                    self.renew(&owner, tasks, until).await.map(|lost| StoreReply::Renewed { id, lost })
+                }
+                StoreRequest::Claim { id, lease, now, limit } => {
+                    self.claim(&lease, now, limit).await.map(|tasks| StoreReply::Claimed { id, tasks })
                 }
                 _ => Err(StoreError(String::from("a request this store does not know"))),
             }

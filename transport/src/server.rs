@@ -64,6 +64,11 @@ pub struct ServerConfig {
     /// Delete terminal tasks whose last change is older than this (`--retain`; `None`, the
     /// default: keep every task).
     pub retention: Option<std::time::Duration>,
+    /// Over a store several servers share (PostgreSQL): the lease a server holds on each
+    /// task it runs (`a2a-wire serve --lease-seconds`; 15 s by default). A server that dies
+    /// loses its tasks to another after this; `None`: no leases (runs lost with a server are
+    /// resumed only when a server opens the store). Ignored for stores of one server.
+    pub lease: Option<std::time::Duration>,
     /// Frames a stream may have waiting for a slow client before it is cut off (the client
     /// then resubscribes and starts again from the current task).
     pub stream_queue: usize,
@@ -77,6 +82,9 @@ pub struct ServerConfig {
     /// client that sent its file bytes raw is answered raw either way.
     pub v03_file_bytes: a2a_wire::server::FileBytes,
 }
+
+/// The default lease on running work over a shared store ([`ServerConfig::lease`]).
+pub const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(15);
 
 impl ServerConfig {
     /// Settings for `card` with default limits.
@@ -92,6 +100,7 @@ impl ServerConfig {
             dedup_message_ids: false,
             cache_bytes: 64 << 20,
             retention: None,
+            lease: Some(DEFAULT_LEASE),
             stream_queue: 1024,
             log: stderr_log(),
             tls: None,
@@ -230,6 +239,8 @@ impl Server {
         service_config.engine.retention = config.retention;
         let (storage, external) = store.into().split();
         service_config.engine.event_epoch = external.as_ref().and_then(|e| e.event_epoch());
+        // Leases only over a store that several servers share (one that keeps events).
+        service_config.engine.lease = config.lease.filter(|_| service_config.engine.event_epoch.is_some());
         let service = Service::new(service_config, storage, os_random_key()?, now()).map_err(invalid)?;
         // Bind before anything is spawned: a failed bind leaves nothing running.
         let listener = TcpListener::bind(addr).await?;

@@ -628,7 +628,7 @@ mod tests {
 
     fn put(task: StoredTask, base: u64) -> WriteBatch {
         let terminal = matches!(task.record.state(), Some(v1::TaskState::Completed));
-        WriteBatch { at: at(1000), tasks: vec![TaskWrite { task, base, terminal }], ..Default::default() }
+        WriteBatch { at: at(1000), tasks: vec![TaskWrite { task, base, terminal, leased: false }], ..Default::default() }
     }
 
     fn load(s: &mut SqliteStore, ids: &[&str], keys: &[&str]) -> (Vec<StoredTask>, Vec<(String, MessageRecord)>) {
@@ -672,7 +672,7 @@ mod tests {
         let mut batch = put(stored("t1"), 0);
         let mut t2 = stored("t2");
         t2.version = 1;
-        batch.tasks.push(TaskWrite { task: t2, base: 0, terminal: false });
+        batch.tasks.push(TaskWrite { task: t2, base: 0, terminal: false, leased: false });
         match write(&mut s, batch) {
             StoreReply::Conflict { tasks, .. } => assert_eq!(tasks, vec!["t1".to_string()]),
             other => panic!("{other:?}"),

@@ -289,7 +289,7 @@ mod pg {
             .into_iter()
             .map(|(task, base)| {
                 let terminal = matches!(task.record.state(), Some(v1::TaskState::Completed));
-                TaskWrite { task, base, terminal }
+                TaskWrite { task, base, terminal, leased: false }
             })
             .collect();
         let batch = WriteBatch { at: Timestamp { seconds: at, nanos: 0 }, tasks, messages, ..Default::default() };

@@ -31,6 +31,14 @@
 //!   order; a store that keeps no events returns none (a subscriber that resumes there starts
 //!   over from the Task).
 //!
+//! - Leases (only with [`super::EngineConfig::lease`]): a batch with a [`Lease`] takes it on
+//!   each task written with `leased` (the task runs on this server) and gives up this
+//!   owner's lease on each other task it writes (another owner's stays). `Renew` extends
+//!   this owner's leases of the tasks named and says which it no longer holds. `Claim` takes
+//!   the lease of at most `limit` tasks that are `SUBMITTED` or `WORKING` and whose lease
+//!   (of any owner) ran out before `now`, raising each one's version (so a write based on the
+//!   old owner's copy is refused), and returns them.
+//!
 //! ## Several servers over one store
 //! Each server holds copies of the tasks it serves. When another server changes a task, the
 //! host tells the engine ([`super::Engine::handle_task_changed`], from the store's change
@@ -149,6 +157,17 @@ pub struct TaskWrite {
     pub base: u64,
     /// Whether the task is in a terminal state (retention deletes only those).
     pub terminal: bool,
+    /// Whether the task runs on this server (with [`WriteBatch::lease`]: its lease is taken).
+    pub leased: bool,
+}
+
+/// A lease a batch takes on the tasks that run on its server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// The server that holds it.
+    pub owner: String,
+    /// Until when (another server may claim the task after it).
+    pub until: Timestamp,
 }
 
 /// The changes of one write.
@@ -168,6 +187,8 @@ pub struct WriteBatch {
     pub events: Vec<StoredEvent>,
     /// How many of a task's latest events a store that keeps events should keep at least.
     pub keep_events: usize,
+    /// With leases on: the lease the `leased` tasks take.
+    pub lease: Option<Lease>,
 }
 
 /// One event of a task, as a store keeps it.
@@ -233,6 +254,28 @@ pub enum StoreRequest {
         /// The batch bound.
         limit: usize,
     },
+    /// Extend `owner`'s leases of these tasks to `until`.
+    Renew {
+        /// This request.
+        id: StoreRequestId,
+        /// The server.
+        owner: String,
+        /// Its running tasks.
+        tasks: Vec<String>,
+        /// The new end of their leases.
+        until: Timestamp,
+    },
+    /// Take the lease of at most `limit` unfinished tasks whose lease ran out before `now`.
+    Claim {
+        /// This request.
+        id: StoreRequestId,
+        /// The lease to take.
+        lease: Lease,
+        /// The time.
+        now: Timestamp,
+        /// The batch bound.
+        limit: usize,
+    },
     /// Read this task as stored and its kept events numbered after `after`.
     Events {
         /// This request.
@@ -253,6 +296,8 @@ impl StoreRequest {
             | StoreRequest::List { id, .. }
             | StoreRequest::Write { id, .. }
             | StoreRequest::Expire { id, .. }
+            | StoreRequest::Renew { id, .. }
+            | StoreRequest::Claim { id, .. }
             | StoreRequest::Events { id, .. } => *id,
         }
     }
@@ -309,6 +354,21 @@ pub enum StoreReply {
         /// Their ids.
         tasks: Vec<String>,
     },
+    /// To `Renew`: the named tasks whose lease this owner no longer holds (another server
+    /// claimed them, or they are gone).
+    Renewed {
+        /// The request.
+        id: StoreRequestId,
+        /// Those tasks.
+        lost: Vec<String>,
+    },
+    /// To `Claim`: the tasks whose lease this server took, as stored now.
+    Claimed {
+        /// The request.
+        id: StoreRequestId,
+        /// The tasks.
+        tasks: Vec<StoredTask>,
+    },
     /// To `Events`.
     Events {
         /// The request.
@@ -339,6 +399,8 @@ impl StoreReply {
             | StoreReply::Conflict { id, .. }
             | StoreReply::Expired { id, .. }
             | StoreReply::Events { id, .. }
+            | StoreReply::Renewed { id, .. }
+            | StoreReply::Claimed { id, .. }
             | StoreReply::Failed { id, .. } => *id,
         }
     }
@@ -601,7 +663,7 @@ impl Cache {
             task.version = base + 1;
             let terminal = matches!(task.record.state().map(crate::task::class), Some(crate::task::StateClass::Terminal));
             bases.push((id, base));
-            batch.tasks.push(TaskWrite { task, base, terminal });
+            batch.tasks.push(TaskWrite { task, base, terminal, leased: false });
         }
         for (k, change) in core::mem::take(&mut self.dirty_messages) {
             if let Some(r) = &change {
@@ -685,6 +747,8 @@ pub struct StoreInMemory {
     messages: BTreeMap<String, MessageRecord>,
     webhooks: BTreeMap<u64, Queued>,
     events: BTreeMap<String, alloc::collections::VecDeque<(u64, Vec<u8>)>>,
+    /// Each task's lease: (owner, until in ms).
+    leases: BTreeMap<String, (String, i64)>,
     /// Every task write, in order, as (task id, new version): what a store's change notices
     /// would tell the other servers ([`super::Engine::handle_task_changed`]).
     pub changes: Vec<(String, u64)>,
@@ -758,6 +822,14 @@ impl StoreInMemory {
                 }
                 let at = timestamp_ms(batch.at);
                 for w in batch.tasks {
+                    let tid = w.task.record.task.id.clone();
+                    if let Some(lease) = &batch.lease {
+                        if w.leased {
+                            self.leases.insert(tid.clone(), (lease.owner.clone(), timestamp_ms(lease.until)));
+                        } else if self.leases.get(&tid).is_some_and(|(o, _)| *o == lease.owner) {
+                            self.leases.remove(&tid);
+                        }
+                    }
                     self.changes.push((w.task.record.task.id.clone(), w.task.version));
                     self.tasks.insert(w.task.record.task.id.clone(), (w.task, at, w.terminal));
                 }
@@ -797,11 +869,47 @@ impl StoreInMemory {
                 for k in &gone {
                     self.tasks.remove(k);
                     self.events.remove(k);
+                    self.leases.remove(k);
                     self.messages.retain(|_, r| &r.task_id != k);
                     let prefix = alloc::format!("{k}\u{0}");
                     self.webhooks.retain(|_, q| !q.queue.starts_with(&prefix));
                 }
                 StoreReply::Expired { id, tasks: gone }
+            }
+            StoreRequest::Renew { id, owner, tasks, until } => {
+                let until = timestamp_ms(until);
+                let mut lost = Vec::new();
+                for t in tasks {
+                    match self.leases.get_mut(&t) {
+                        Some((o, u)) if *o == owner && self.tasks.contains_key(&t) => *u = until,
+                        _ => lost.push(t),
+                    }
+                }
+                StoreReply::Renewed { id, lost }
+            }
+            StoreRequest::Claim { id, lease, now, limit } => {
+                let now = timestamp_ms(now);
+                let mut expired: Vec<(i64, String)> = self
+                    .leases
+                    .iter()
+                    .filter(|(t, (_, until))| {
+                        *until < now
+                            && self.get(t).is_some_and(|t| matches!(t.record.state(), Some(TaskState::Submitted | TaskState::Working)))
+                    })
+                    .map(|(t, (_, until))| (*until, t.clone()))
+                    .collect();
+                expired.sort();
+                expired.truncate(limit);
+                let mut claimed = Vec::new();
+                for (_, t) in expired {
+                    self.leases.insert(t.clone(), (lease.owner.clone(), timestamp_ms(lease.until)));
+                    if let Some((task, _, _)) = self.tasks.get_mut(&t) {
+                        task.version += 1;
+                        self.changes.push((t.clone(), task.version));
+                        claimed.push(task.clone());
+                    }
+                }
+                StoreReply::Claimed { id, tasks: claimed }
             }
             StoreRequest::Events { id, task, after } => StoreReply::Events {
                 id,

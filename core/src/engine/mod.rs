@@ -93,7 +93,8 @@ mod working;
 pub use crate::op::{Request, Response};
 pub use events::{EventId, EventLogLimits, MAX_EVENT_ID_LEN};
 pub use external::{
-    Cache, ListCursor, ListQuery, OwnerScope, StoreInMemory, StoreReply, StoreRequest, StoreRequestId, StoredEvent, TaskWrite, WriteBatch,
+    Cache, Lease, ListCursor, ListQuery, OwnerScope, StoreInMemory, StoreReply, StoreRequest, StoreRequestId, StoredEvent, TaskWrite,
+    WriteBatch,
 };
 pub use store::{MemoryStore, MessageRecord, Storage, StoreError, StoredTask};
 pub use working::SWEEP_BATCH;
@@ -298,6 +299,12 @@ pub struct EngineConfig {
     /// the same on each of them and across restarts; a subscriber that resumes from an event
     /// the log here no longer holds is then answered from the store's events.
     pub event_epoch: Option<u32>,
+    /// With an external store shared by several servers: hold a lease of this length on
+    /// every task that runs here, renewed every third of it, and claim the unfinished tasks
+    /// whose lease ran out (their server died), resuming their runs (an [`Execution`] with
+    /// `resumed`). Lost runs are then never resumed at start: they are claimed when their
+    /// lease runs out. `None` (the default): no leases (one server per store).
+    pub lease: Option<core::time::Duration>,
 }
 
 impl core::fmt::Debug for EngineConfig {
@@ -311,6 +318,7 @@ impl core::fmt::Debug for EngineConfig {
             .field("cache_bytes", &self.cache_bytes)
             .field("retention", &self.retention)
             .field("event_epoch", &self.event_epoch)
+            .field("lease", &self.lease)
             .finish_non_exhaustive()
     }
 }
@@ -327,6 +335,7 @@ impl Default for EngineConfig {
             cache_bytes: 64 << 20,
             retention: None,
             event_epoch: None,
+            lease: None,
         }
     }
 }

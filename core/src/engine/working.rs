@@ -66,6 +66,12 @@ pub(crate) struct Ext {
     /// The catch-up read in flight per task, and the tasks changed again meanwhile.
     reading: BTreeMap<String, StoreRequestId>,
     reread: BTreeSet<String>,
+    /// With leases: this server's name as a lease owner, when leases are next renewed and
+    /// claimed, and the requests of that in flight.
+    owner: Option<String>,
+    next_lease: Option<Timestamp>,
+    renewing: Option<StoreRequestId>,
+    claiming: Option<StoreRequestId>,
     requests: VecDeque<StoreRequest>,
     next: u64,
     parked: Vec<Parked>,
@@ -81,6 +87,13 @@ pub(crate) struct Ext {
     /// After a failed write, unwritten changes wait for new outputs or this time (so a
     /// full disk is not retried in a tight loop).
     retry_at: Option<Timestamp>,
+}
+
+/// How many tasks whose lease ran out one claim takes at most.
+pub const CLAIM_BATCH: usize = 100;
+
+fn lease_end(now: Timestamp, lease: core::time::Duration) -> Timestamp {
+    from_millis(millis(now).saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX)))
 }
 
 /// How long unwritten changes wait after a failed write when nothing new happens.
@@ -105,6 +118,10 @@ impl Engine {
             let id = self.store_request_id();
             self.ext.open = Some(id);
             self.ext.requests.push_back(StoreRequest::Open { id });
+            if self.config.lease.is_some() {
+                self.ext.owner = Some(self.ids.uuid());
+                self.ext.next_lease = Some(now);
+            }
         }
         self.schedule_sweep(now);
     }
@@ -163,6 +180,12 @@ impl Engine {
         let Storage::External(cache) = &mut self.store else { return };
         let (mut batch, bases) = cache.take_batch(self.now);
         batch.keep_events = self.config.event_log.per_task;
+        if let (Some(owner), Some(lease)) = (&self.ext.owner, self.config.lease) {
+            batch.lease = Some(external::Lease { owner: owner.clone(), until: lease_end(self.now, lease) });
+            for w in &mut batch.tasks {
+                w.leased = self.runs.contains_key(&w.task.record.task.id);
+            }
+        }
         if batch.is_empty() {
             self.ext.released.extend(self.out.drain(..));
             self.unflushed.clear();
@@ -312,6 +335,11 @@ impl Engine {
                 if self.ext.open != Some(id) {
                     return Ok(());
                 }
+                if self.config.lease.is_some() {
+                    // Other servers may be running them: a lost run is claimed when its
+                    // lease runs out.
+                    return Ok(());
+                }
                 let mut ids = Vec::new();
                 if let Storage::External(cache) = &mut self.store {
                     for t in unfinished {
@@ -434,8 +462,48 @@ impl Engine {
                 }
                 Ok(())
             }
+            StoreReply::Renewed { id, lost } => {
+                if self.ext.renewing.take_if(|r| *r == id).is_none() {
+                    return Ok(());
+                }
+                for t in lost {
+                    // Another server claimed it (this one could not renew in time): its run
+                    // and copy here are stale.
+                    if self.runs.contains_key(&t) {
+                        if let Storage::External(cache) = &mut self.store {
+                            cache.remove(&t);
+                        }
+                        self.events.evict(&t, true);
+                        self.drop_stale(&t);
+                    }
+                }
+                Ok(())
+            }
+            StoreReply::Claimed { id, tasks } => {
+                if self.ext.claiming.take_if(|r| *r == id).is_none() {
+                    return Ok(());
+                }
+                let mut ids = Vec::new();
+                for t in tasks {
+                    let tid = t.record.task.id.clone();
+                    if self.changing(&tid) {
+                        continue;
+                    }
+                    let last = t.last_event;
+                    if let Storage::External(cache) = &mut self.store {
+                        cache.replace(t);
+                    }
+                    self.events.sync(&tid, last);
+                    ids.push(tid);
+                }
+                self.resume_runs(ids);
+                Ok(())
+            }
             StoreReply::Failed { id, error } => {
                 if self.ext.open == Some(id) {
+                    return Err(error);
+                }
+                if self.ext.renewing.take_if(|r| *r == id).is_some() || self.ext.claiming.take_if(|r| *r == id).is_some() {
                     return Err(error);
                 }
                 if let Some(read) = self.ext.reads.remove(&id) {
@@ -707,12 +775,34 @@ impl Engine {
         self.events.evict(task_id, true);
     }
 
-    /// When [`Engine::handle_timeout`] should be called next (retention), if ever.
+    /// When [`Engine::handle_timeout`] should be called next (retention, leases), if ever.
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        match (self.ext.next_sweep, self.ext.retry_at) {
-            (Some(a), Some(b)) => Some(if millis(a) <= millis(b) { a } else { b }),
-            (a, b) => a.or(b),
+        [self.ext.next_sweep, self.ext.retry_at, self.ext.next_lease].into_iter().flatten().min_by_key(|t| millis(*t))
+    }
+
+    /// Leases are due: this server's are renewed, expired ones claimed.
+    fn lease_round(&mut self, now: Timestamp) {
+        let (Some(owner), Some(lease)) = (self.ext.owner.clone(), self.config.lease) else { return };
+        if self.ext.next_lease.is_none_or(|at| millis(now) < millis(at)) {
+            return;
         }
+        let until = lease_end(now, lease);
+        if self.ext.renewing.is_none() {
+            // Only tasks written already hold a lease; a new one takes it with its first write.
+            let tasks: Vec<String> = self.runs.keys().filter(|t| self.store.get(t).is_some_and(|c| c.version > 0)).cloned().collect();
+            if !tasks.is_empty() {
+                let id = self.store_request_id();
+                self.ext.renewing = Some(id);
+                self.ext.requests.push_back(StoreRequest::Renew { id, owner: owner.clone(), tasks, until });
+            }
+        }
+        if self.ext.claiming.is_none() {
+            let id = self.store_request_id();
+            self.ext.claiming = Some(id);
+            self.ext.requests.push_back(StoreRequest::Claim { id, lease: external::Lease { owner, until }, now, limit: CLAIM_BATCH });
+        }
+        let every = i64::try_from(lease.as_millis() / 3).unwrap_or(i64::MAX).max(100);
+        self.ext.next_lease = Some(from_millis(millis(now).saturating_add(every)));
     }
 
     /// Time passed: a retention sweep deletes a bounded batch of expired tasks (in memory at
@@ -722,6 +812,7 @@ impl Engine {
         if self.ext.retry_at.is_some_and(|at| millis(now) >= millis(at)) {
             self.ext.retry_at = None;
         }
+        self.lease_round(now);
         let (Some(retention), Some(at)) = (self.config.retention, self.ext.next_sweep) else { return };
         if millis(now) < millis(at) {
             return;
