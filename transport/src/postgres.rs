@@ -57,6 +57,12 @@ pub const POOL_SIZE: u32 = 4;
 /// after this, and the calls that needed it with it).
 pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// While the database is unreachable: how often a request tries it (the others fail at
+/// once), and how long that try waits.
+pub const PROBE_EVERY: Duration = Duration::from_millis(500);
+/// See [`PROBE_EVERY`].
+pub const PROBE_TIMEOUT: Duration = Duration::from_millis(500);
+
 /// How long a store whose write failed waits before it writes again.
 pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
@@ -89,7 +95,20 @@ pub fn is_url(s: &str) -> bool {
 }
 
 fn db_error(e: sqlx::Error) -> StoreError {
+    if unreachable(&e) {
+        return StoreError::unreachable(format!("postgres: {e}"));
+    }
     StoreError(format!("postgres: {e}"))
+}
+
+/// Whether `e` says the database could not be reached: the connection failed, timed out or
+/// was closed, or the server is shutting down or starting (SQLSTATE class 08, 57P01..57P03).
+fn unreachable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(d) => d.code().is_some_and(|c| c.starts_with("08") || matches!(&*c, "57P01" | "57P02" | "57P03")),
+        _ => false,
+    }
 }
 
 /// The sort key of a task in lists (newest status first; none sorts as the oldest).
@@ -202,7 +221,11 @@ pub struct PgStore {
     epoch: u32,
     /// Where it is, without the password (for messages).
     shown: String,
-    failed_at: Option<Instant>,
+    /// Since when the database is unreachable, and when it was last tried since.
+    down_since: Option<Instant>,
+    last_probe: Option<Instant>,
+    /// When the last write failed, and whether the database was unreachable then.
+    failed_at: Option<(Instant, bool)>,
     writes_failed: u64,
 }
 
@@ -331,7 +354,16 @@ impl PgStore {
                 sqlx::query_scalar("SELECT value FROM a2a_meta WHERE key = 'event_epoch'").fetch_one(&mut *tx).await.map_err(db_error)?;
             tx.commit().await.map_err(db_error)?;
             let epoch = u32::try_from(epoch).map_err(|_| StoreError(format!("{shown}: the event epoch {epoch} is out of range")))?;
-            Ok(PgStore { pool, url: String::from(url), epoch, shown, failed_at: None, writes_failed: 0 })
+            Ok(PgStore {
+                pool,
+                url: String::from(url),
+                epoch,
+                shown,
+                down_since: None,
+                last_probe: None,
+                failed_at: None,
+                writes_failed: 0,
+            })
         })
     }
 
@@ -398,9 +430,10 @@ impl PgStore {
     }
 
     async fn write(&mut self, batch: &WriteBatch) -> Result<Result<(), Vec<String>>, StoreError> {
-        if let Some(t) = self.failed_at {
+        if let Some((t, down)) = self.failed_at {
             if t.elapsed() < RETRY_AFTER_FAILURE {
-                return Err(StoreError(String::from("the last write failed; waiting before the next try")));
+                let e = "the last write failed; waiting before the next try";
+                return Err(if down { StoreError::unreachable(e) } else { StoreError(String::from(e)) });
             }
         }
         match self.write_batch(batch).await {
@@ -409,7 +442,7 @@ impl PgStore {
                 Ok(r)
             }
             Err(e) => {
-                self.failed_at = Some(Instant::now());
+                self.failed_at = Some((Instant::now(), unreachable(&e)));
                 self.writes_failed += 1;
                 Err(db_error(e))
             }
@@ -695,7 +728,57 @@ impl PgStore {
 impl crate::store::ExternalStore for PgStore {
     fn answer(&mut self, request: StoreRequest) -> StoreReply {
         let id = request.id();
+        // While the database is unreachable, requests fail at once but for one try per
+        // PROBE_EVERY, which gives up after PROBE_TIMEOUT: callers learn of the outage in
+        // well under a second, and the first try that gets through ends it.
+        if let Some(since) = self.down_since {
+            if self.last_probe.is_some_and(|t| t.elapsed() < PROBE_EVERY) {
+                let error = StoreError::unreachable(format!("{} has been unreachable for {} s", self.shown, since.elapsed().as_secs()));
+                return StoreReply::Failed { id, error };
+            }
+            self.last_probe = Some(Instant::now());
+        }
+        let probing = self.down_since.is_some();
         let result = smol::block_on(async {
+            let work = self.carry_out(request);
+            if !probing {
+                return work.await;
+            }
+            smol::future::or(work, async {
+                smol::Timer::after(PROBE_TIMEOUT).await;
+                Err(StoreError::unreachable("postgres: no connection within the probe's time"))
+            })
+            .await
+        });
+        match &result {
+            Err(e) if e.is_unreachable() => {
+                if self.down_since.is_none() {
+                    self.down_since = Some(Instant::now());
+                    self.last_probe = Some(Instant::now());
+                }
+            }
+            _ => {
+                self.down_since = None;
+                self.last_probe = None;
+            }
+        }
+        result.unwrap_or_else(|error| StoreReply::Failed { id, error })
+    }
+
+    fn event_epoch(&self) -> Option<u32> {
+        Some(self.epoch)
+    }
+
+    fn listen(&mut self, notices: crate::store::NoticeSender) -> std::io::Result<()> {
+        let url = self.url.clone();
+        std::thread::Builder::new().name(String::from("a2a-wire-pg-notices")).spawn(move || smol::block_on(listen(url, notices)))?;
+        Ok(())
+    }
+}
+
+impl PgStore {
+    async fn carry_out(&mut self, request: StoreRequest) -> Result<StoreReply, StoreError> {
+        {
             match request {
                 StoreRequest::Open { id } => {
                     self.open_store().await.map(|(unfinished, webhooks)| StoreReply::Opened { id, unfinished, webhooks })
@@ -722,18 +805,7 @@ impl crate::store::ExternalStore for PgStore {
                 }
                 _ => Err(StoreError(String::from("a request this store does not know"))),
             }
-        });
-        result.unwrap_or_else(|error| StoreReply::Failed { id, error })
-    }
-
-    fn event_epoch(&self) -> Option<u32> {
-        Some(self.epoch)
-    }
-
-    fn listen(&mut self, notices: crate::store::NoticeSender) -> std::io::Result<()> {
-        let url = self.url.clone();
-        std::thread::Builder::new().name(String::from("a2a-wire-pg-notices")).spawn(move || smol::block_on(listen(url, notices)))?;
-        Ok(())
+        }
     }
 }
 

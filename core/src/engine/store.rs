@@ -40,9 +40,26 @@ pub struct MessageRecord {
     pub sent_context_id: String,
 }
 
-/// A store write that failed.
+/// A store request that failed. A message made by [`StoreError::unreachable`] says the
+/// store could not be reached (a database down or cut off): the calls it concerned get
+/// `Unavailable` (try again later) rather than `Internal`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreError(pub String);
+
+/// How the message of an unreachable store's error starts.
+const UNREACHABLE: &str = "unreachable: ";
+
+impl StoreError {
+    /// The store could not be reached (its connection failed or timed out).
+    pub fn unreachable(detail: impl core::fmt::Display) -> StoreError {
+        StoreError(alloc::format!("{UNREACHABLE}{detail}"))
+    }
+
+    /// Whether the store could not be reached ([`StoreError::unreachable`]).
+    pub fn is_unreachable(&self) -> bool {
+        self.0.starts_with(UNREACHABLE)
+    }
+}
 
 impl core::fmt::Display for StoreError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

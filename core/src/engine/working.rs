@@ -100,6 +100,12 @@ fn lease_end(now: Timestamp, lease: core::time::Duration) -> Timestamp {
 const RETRY_AFTER_MS: i64 = 1000;
 
 fn store_failed(what: &str, e: &StoreError) -> A2aError {
+    if e.is_unreachable() {
+        return A2aError::with_message(
+            ErrorKind::Unavailable,
+            format!("the task store could not {what}: it is unreachable; try again later"),
+        );
+    }
     A2aError::with_message(ErrorKind::Internal, format!("the task store could not {what}: {}", e.0))
 }
 

@@ -611,7 +611,7 @@ impl Service {
     }
 
     fn log_store_error(&self, e: &StoreError) {
-        self.log.log(Level::Error, &format!("{e}; the calls it concerned are answered with an internal error"));
+        self.log.log(Level::Error, &format!("{e}; the calls it concerned are answered with an error"));
     }
 
     /// Time passed: due webhook retries become attempts; retention deletes expired tasks.
