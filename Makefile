@@ -55,7 +55,7 @@ pg-test:
 	@if [ -n "$$A2A_PG_URL" ]; then url=$$A2A_PG_URL; own=; \
 	  else tests/pg/cluster.sh start $(PG_DIR)-own && url=$$(cat $(PG_DIR)-own/url) && own=1; fi; \
 	  A2A_PG_URL=$$url A2A_PG_REQUIRED=1 $(CARGO) test -p a2a-wire-smol --features postgres --test store pg:: \
-	  && tests/pg/cli.sh target/debug/a2a-wire $$url && tests/pg/kill.sh target/debug/a2a-wire $$url \
+	  && tests/pg/cli.sh target/debug/a2a-wire $$url && python3 tests/pg/kill.py target/debug/a2a-wire $$url \
 	  && python3 tests/pg/outage.py target/debug/a2a-wire; \
 	  rc=$$?; [ -z "$$own" ] || tests/pg/cluster.sh stop $(PG_DIR)-own; exit $$rc
 

@@ -503,6 +503,14 @@ impl Deliveries {
         self.enqueue(seq, queue, request);
     }
 
+    /// Reserves `n` delivery numbers (for deliveries a store may hand over, see
+    /// [`crate::engine::StoreRequest::Claim`]) and returns the first.
+    pub fn reserve(&mut self, n: u64) -> u64 {
+        let first = self.next_seq + 1;
+        self.next_seq = self.next_seq.saturating_add(n);
+        first
+    }
+
     /// The deliveries a store kept from before a restart (in any order): they are queued
     /// again, in their order, each from its first attempt. Deliveries pushed later are
     /// numbered after them.

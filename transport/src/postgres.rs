@@ -289,12 +289,15 @@ CREATE TABLE IF NOT EXISTS a2a_messages (
 );
 CREATE INDEX IF NOT EXISTS a2a_messages_task ON a2a_messages (task_id);
 CREATE TABLE IF NOT EXISTS a2a_webhooks (
-    seq BIGINT PRIMARY KEY,
+    owner BYTEA NOT NULL DEFAULT ''::bytea,
+    seq BIGINT NOT NULL,
     queue BYTEA NOT NULL,
     url TEXT NOT NULL,
     headers TEXT NOT NULL,
-    body BYTEA NOT NULL
+    body BYTEA NOT NULL,
+    PRIMARY KEY (owner, seq)
 );
+CREATE TABLE IF NOT EXISTS a2a_owners (owner BYTEA PRIMARY KEY, until BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS a2a_webhooks_queue ON a2a_webhooks (queue);
 ";
 
@@ -329,8 +332,18 @@ impl PgStore {
                         .map_err(db_error)?;
                 }
                 Some(v) if v == SCHEMA_VERSION => {}
-                // Version 1 lacked the event table and column the schema above added.
+                // Version 1 lacked the event table and the columns the schema above added, and
+                // numbered webhook deliveries for one server only.
                 Some(1) => {
+                    sqlx::raw_sql(
+                        "ALTER TABLE a2a_webhooks ADD COLUMN IF NOT EXISTS owner BYTEA NOT NULL DEFAULT ''::bytea;
+                         ALTER TABLE a2a_webhooks DROP CONSTRAINT IF EXISTS a2a_webhooks_pkey;
+                         ALTER TABLE a2a_webhooks ADD PRIMARY KEY (owner, seq);
+                         INSERT INTO a2a_owners (owner, until) VALUES (''::bytea, 0) ON CONFLICT (owner) DO NOTHING;",
+                    )
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(db_error)?;
                     sqlx::query("UPDATE a2a_meta SET value = $1 WHERE key = 'schema'")
                         .bind(SCHEMA_VERSION)
                         .execute(&mut *tx)
@@ -567,23 +580,26 @@ impl PgStore {
                 None => sqlx::query("DELETE FROM a2a_messages WHERE key = $1").bind(key.as_bytes()).execute(&mut *tx).await?,
             };
         }
+        // Deliveries belong to the server that queued them (its lease's owner).
+        let owner: &[u8] = batch.lease.as_ref().map_or(b"", |l| l.owner.as_bytes());
         for q in &batch.webhooks_queued {
             // A list of string pairs always serializes.
             sqlx::query(
-                "INSERT INTO a2a_webhooks (seq, queue, url, headers, body) VALUES ($1, $2, $3, $4, $5)
-                 ON CONFLICT (seq) DO UPDATE SET queue = $2, url = $3, headers = $4, body = $5",
+                "INSERT INTO a2a_webhooks (owner, seq, queue, url, headers, body) VALUES ($6, $1, $2, $3, $4, $5)
+                 ON CONFLICT (owner, seq) DO UPDATE SET queue = $2, url = $3, headers = $4, body = $5",
             )
             .bind(i64::try_from(q.seq).unwrap_or(i64::MAX))
             .bind(q.queue.as_bytes())
             .bind(&q.url)
             .bind(serde_json::to_string(&q.headers).unwrap_or_default())
             .bind(&q.body)
+            .bind(owner)
             .execute(&mut *tx)
             .await?;
         }
         if !batch.webhooks_done.is_empty() {
             let done: Vec<i64> = batch.webhooks_done.iter().map(|n| i64::try_from(*n).unwrap_or(i64::MAX)).collect();
-            sqlx::query("DELETE FROM a2a_webhooks WHERE seq = ANY($1)").bind(done).execute(&mut *tx).await?;
+            sqlx::query("DELETE FROM a2a_webhooks WHERE owner = $2 AND seq = ANY($1)").bind(done).bind(owner).execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(Ok(()))
@@ -641,8 +657,65 @@ impl PgStore {
     /// Takes the lease of at most `limit` unfinished tasks whose lease ran out before `now`
     /// (rows another server is claiming or writing are skipped), raising their versions, and
     /// tells the other servers.
-    async fn claim(&self, lease: &a2a_wire::engine::Lease, now: Timestamp, limit: usize) -> Result<Vec<StoredTask>, StoreError> {
+    async fn claim(
+        &self,
+        lease: &a2a_wire::engine::Lease,
+        now: Timestamp,
+        limit: usize,
+        seq_from: u64,
+    ) -> Result<(Vec<StoredTask>, Vec<Queued>), StoreError> {
         let mut tx = self.pool.begin().await.map_err(db_error)?;
+        // This server's heartbeat.
+        sqlx::query("INSERT INTO a2a_owners (owner, until) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET until = $2")
+            .bind(lease.owner.as_bytes())
+            .bind(ms(lease.until))
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        // The deliveries of servers not heard of since their lease ran out (rows another
+        // server is taking are skipped), renumbered in their order as this server's.
+        let rows = sqlx::query(
+            "SELECT owner, seq, queue, url, headers, body FROM a2a_webhooks
+             WHERE owner IN (SELECT owner FROM a2a_owners WHERE until < $1)
+             ORDER BY owner, seq LIMIT $2 FOR UPDATE SKIP LOCKED",
+        )
+        .bind(ms(now))
+        .bind(i64::try_from(a2a_wire::engine::CLAIM_WEBHOOKS).unwrap_or(i64::MAX))
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(db_error)?;
+        let mut webhooks = Vec::with_capacity(rows.len());
+        let (mut old_owner, mut old_seq, mut new_seq) = (Vec::new(), Vec::new(), Vec::new());
+        for (n, r) in rows.iter().enumerate() {
+            let seq = seq_from.saturating_add(n as u64);
+            let headers: String = r.try_get(4).map_err(db_error)?;
+            let headers: Vec<(String, String)> =
+                serde_json::from_str(&headers).map_err(|e| StoreError(format!("a webhook delivery's headers: {e}")))?;
+            old_owner.push(r.try_get::<Vec<u8>, _>(0).map_err(db_error)?);
+            old_seq.push(r.try_get::<i64, _>(1).map_err(db_error)?);
+            new_seq.push(i64::try_from(seq).unwrap_or(i64::MAX));
+            webhooks.push(Queued {
+                seq,
+                queue: text(r.try_get(2).map_err(db_error)?, "a webhook queue")?,
+                url: r.try_get(3).map_err(db_error)?,
+                headers,
+                body: r.try_get(5).map_err(db_error)?,
+            });
+        }
+        if !webhooks.is_empty() {
+            sqlx::query(
+                "UPDATE a2a_webhooks w SET owner = $1, seq = c.new_seq
+                 FROM UNNEST($2::bytea[], $3::bigint[], $4::bigint[]) AS c(old_owner, old_seq, new_seq)
+                 WHERE w.owner = c.old_owner AND w.seq = c.old_seq",
+            )
+            .bind(lease.owner.as_bytes())
+            .bind(old_owner)
+            .bind(old_seq)
+            .bind(new_seq)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_error)?;
+        }
         let rows = sqlx::query(AssertSqlSafe(format!(
             "UPDATE a2a_tasks SET lease_owner = $1, lease_until = $2, version = version + 1
              WHERE id IN (SELECT id FROM a2a_tasks WHERE state IN ($5, $6) AND lease_owner IS NOT NULL AND lease_until < $3
@@ -672,7 +745,7 @@ impl PgStore {
                 .map_err(db_error)?;
         }
         tx.commit().await.map_err(db_error)?;
-        Ok(tasks)
+        Ok((tasks, webhooks))
     }
 
     /// Task `id` as stored and its kept events after `after` that it already counts.
@@ -800,9 +873,10 @@ impl PgStore {
                 StoreRequest::Renew { id, owner, tasks, until } => {
                     self.renew(&owner, tasks, until).await.map(|lost| StoreReply::Renewed { id, lost })
                 }
-                StoreRequest::Claim { id, lease, now, limit } => {
-                    self.claim(&lease, now, limit).await.map(|tasks| StoreReply::Claimed { id, tasks })
-                }
+                StoreRequest::Claim { id, lease, now, limit, webhook_seq_from } => self
+                    .claim(&lease, now, limit, webhook_seq_from)
+                    .await
+                    .map(|(tasks, webhooks)| StoreReply::Claimed { id, tasks, webhooks }),
                 _ => Err(StoreError(String::from("a request this store does not know"))),
             }
         }

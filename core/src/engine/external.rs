@@ -37,7 +37,11 @@
 //!   this owner's leases of the tasks named and says which it no longer holds. `Claim` takes
 //!   the lease of at most `limit` tasks that are `SUBMITTED` or `WORKING` and whose lease
 //!   (of any owner) ran out before `now`, raising each one's version (so a write based on the
-//!   old owner's copy is refused), and returns them.
+//!   old owner's copy is refused), and returns them. Webhook deliveries belong to the owner
+//!   of the batch that queued them (its lease's owner; "" without leases): a `Claim` is also
+//!   the owner's heartbeat, and takes over the deliveries of owners whose last heartbeat is
+//!   older than its lease, numbering them from `webhook_seq_from` on (in their order), so
+//!   none is lost when a server dies and each is attempted by one server at a time.
 //!
 //! ## Several servers over one store
 //! Each server holds copies of the tasks it serves. When another server changes a task, the
@@ -66,6 +70,9 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::mem::size_of;
+
+/// How many webhook deliveries one [`StoreRequest::Claim`] takes over at most.
+pub const CLAIM_WEBHOOKS: usize = 1000;
 
 /// Identifies one store request; its reply names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -265,16 +272,20 @@ pub enum StoreRequest {
         /// The new end of their leases.
         until: Timestamp,
     },
-    /// Take the lease of at most `limit` unfinished tasks whose lease ran out before `now`.
+    /// Take the lease of at most `limit` unfinished tasks whose lease ran out before `now`,
+    /// and the webhook deliveries of owners not heard of since their lease ran out.
     Claim {
         /// This request.
         id: StoreRequestId,
-        /// The lease to take.
+        /// The lease to take (its `until` is also the owner's heartbeat).
         lease: Lease,
         /// The time.
         now: Timestamp,
         /// The batch bound.
         limit: usize,
+        /// The number the first delivery taken over gets (the service reserves
+        /// [`CLAIM_WEBHOOKS`] of them); at most that many are taken over at once.
+        webhook_seq_from: u64,
     },
     /// Read this task as stored and its kept events numbered after `after`.
     Events {
@@ -362,12 +373,15 @@ pub enum StoreReply {
         /// Those tasks.
         lost: Vec<String>,
     },
-    /// To `Claim`: the tasks whose lease this server took, as stored now.
+    /// To `Claim`: the tasks whose lease this server took, as stored now, and the webhook
+    /// deliveries it took over (numbered anew, in their order).
     Claimed {
         /// The request.
         id: StoreRequestId,
         /// The tasks.
         tasks: Vec<StoredTask>,
+        /// The deliveries.
+        webhooks: Vec<Queued>,
     },
     /// To `Events`.
     Events {
@@ -745,7 +759,10 @@ impl Cache {
 pub struct StoreInMemory {
     tasks: BTreeMap<String, (StoredTask, i64, bool)>,
     messages: BTreeMap<String, MessageRecord>,
-    webhooks: BTreeMap<u64, Queued>,
+    /// Deliveries by (owner, number).
+    webhooks: BTreeMap<(String, u64), Queued>,
+    /// Each owner's last heartbeat (the `until` of its last claim), in ms.
+    owners: BTreeMap<String, i64>,
     events: BTreeMap<String, alloc::collections::VecDeque<(u64, Vec<u8>)>>,
     /// Each task's lease: (owner, until in ms).
     leases: BTreeMap<String, (String, i64)>,
@@ -796,7 +813,7 @@ impl StoreInMemory {
                     .filter(|(t, _, _)| matches!(t.record.state(), Some(TaskState::Submitted | TaskState::Working)))
                     .map(|(t, _, _)| t.clone())
                     .collect(),
-                webhooks: self.webhooks.values().cloned().collect(),
+                webhooks: self.webhooks.iter().filter(|((o, _), _)| o.is_empty()).map(|(_, q)| q.clone()).collect(),
             },
             StoreRequest::Load { id, tasks, messages } => StoreReply::Loaded {
                 id,
@@ -847,11 +864,12 @@ impl StoreInMemory {
                         None => self.messages.remove(&k),
                     };
                 }
+                let owner = batch.lease.as_ref().map(|l| l.owner.clone()).unwrap_or_default();
                 for q in batch.webhooks_queued {
-                    self.webhooks.insert(q.seq, q);
+                    self.webhooks.insert((owner.clone(), q.seq), q);
                 }
                 for n in batch.webhooks_done {
-                    self.webhooks.remove(&n);
+                    self.webhooks.remove(&(owner.clone(), n));
                 }
                 StoreReply::Written { id }
             }
@@ -887,8 +905,20 @@ impl StoreInMemory {
                 }
                 StoreReply::Renewed { id, lost }
             }
-            StoreRequest::Claim { id, lease, now, limit } => {
+            StoreRequest::Claim { id, lease, now, limit, webhook_seq_from } => {
                 let now = timestamp_ms(now);
+                self.owners.insert(lease.owner.clone(), timestamp_ms(lease.until));
+                let dead: BTreeSet<String> = self.owners.iter().filter(|(_, until)| **until < now).map(|(o, _)| o.clone()).collect();
+                let taken: Vec<(String, u64)> =
+                    self.webhooks.keys().filter(|(o, _)| dead.contains(o)).take(CLAIM_WEBHOOKS).cloned().collect();
+                let mut webhooks = Vec::new();
+                for (n, key) in taken.into_iter().enumerate() {
+                    if let Some(mut q) = self.webhooks.remove(&key) {
+                        q.seq = webhook_seq_from + n as u64;
+                        self.webhooks.insert((lease.owner.clone(), q.seq), q.clone());
+                        webhooks.push(q);
+                    }
+                }
                 let mut expired: Vec<(i64, String)> = self
                     .leases
                     .iter()
@@ -909,7 +939,7 @@ impl StoreInMemory {
                         claimed.push(task.clone());
                     }
                 }
-                StoreReply::Claimed { id, tasks: claimed }
+                StoreReply::Claimed { id, tasks: claimed, webhooks }
             }
             StoreRequest::Events { id, task, after } => StoreReply::Events {
                 id,

@@ -94,7 +94,7 @@ pub use crate::op::{Request, Response};
 pub use events::{EventId, EventLogLimits, MAX_EVENT_ID_LEN};
 pub use external::{
     Cache, Lease, ListCursor, ListQuery, OwnerScope, StoreInMemory, StoreReply, StoreRequest, StoreRequestId, StoredEvent, TaskWrite,
-    WriteBatch,
+    WriteBatch, CLAIM_WEBHOOKS,
 };
 pub use store::{MemoryStore, MessageRecord, Storage, StoreError, StoredTask};
 pub use working::SWEEP_BATCH;

@@ -485,7 +485,7 @@ impl Engine {
                 }
                 Ok(())
             }
-            StoreReply::Claimed { id, tasks } => {
+            StoreReply::Claimed { id, tasks, webhooks: _ } => {
                 if self.ext.claiming.take_if(|r| *r == id).is_none() {
                     return Ok(());
                 }
@@ -805,7 +805,9 @@ impl Engine {
         if self.ext.claiming.is_none() {
             let id = self.store_request_id();
             self.ext.claiming = Some(id);
-            self.ext.requests.push_back(StoreRequest::Claim { id, lease: external::Lease { owner, until }, now, limit: CLAIM_BATCH });
+            // The service numbers the deliveries it may take over (webhook_seq_from).
+            let lease = external::Lease { owner, until };
+            self.ext.requests.push_back(StoreRequest::Claim { id, lease, now, limit: CLAIM_BATCH, webhook_seq_from: 0 });
         }
         let every = i64::try_from(lease.as_millis() / 3).unwrap_or(i64::MAX).max(100);
         self.ext.next_lease = Some(from_millis(millis(now).saturating_add(every)));

@@ -590,9 +590,15 @@ impl Service {
     /// The external store's reply to an [`Output::Store`]. A failed request is logged; the
     /// calls it concerned are answered with an internal error.
     pub fn handle_store(&mut self, mut reply: StoreReply, now: Timestamp) {
-        if let StoreReply::Opened { webhooks, .. } = &mut reply {
-            // Deliveries the store kept from before a restart go out again.
-            self.deliveries.restore(core::mem::take(webhooks));
+        match &mut reply {
+            // Deliveries the store kept from before a restart go out again (with leases, the
+            // deliveries of servers that stopped are taken over by claims instead: other
+            // servers may be delivering them).
+            StoreReply::Opened { webhooks, .. } if self.engine.config().lease.is_none() => {
+                self.deliveries.restore(core::mem::take(webhooks));
+            }
+            StoreReply::Claimed { webhooks, .. } => self.deliveries.restore(core::mem::take(webhooks)),
+            _ => {}
         }
         if let Err(e) = self.engine.handle_store(reply, now) {
             self.log_store_error(&e);
@@ -672,7 +678,10 @@ impl Service {
                 self.translate(o);
                 continue;
             }
-            if let Some(r) = self.engine.poll_store() {
+            if let Some(mut r) = self.engine.poll_store() {
+                if let StoreRequest::Claim { webhook_seq_from, .. } = &mut r {
+                    *webhook_seq_from = self.deliveries.reserve(engine::CLAIM_WEBHOOKS as u64);
+                }
                 return Some(Output::Store(r));
             }
             while let Some(g) = self.deliveries.poll_gave_up() {

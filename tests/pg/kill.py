@@ -1,0 +1,153 @@
+"""`kill -9` of the server running a long task (make pg-test).
+
+Two `a2a-wire serve` on one PostgreSQL database (the cluster of tests/pg/cluster.sh) with a
+2 s lease. A task of 40 ticks 250 ms apart starts on the first server, with a push config
+whose receiver (here, on 127.0.0.1) holds every delivery unanswered until the kill, so the
+first server dies with its deliveries queued. Then:
+
+- the second server claims the task once the lease runs out and finishes it (the demo agent is
+  told it resumes a run), within the lease plus a bound;
+- the second server takes over the dead one's queued deliveries: the receiver takes (answers
+  200 to) the events the first server had queued and those of the resumed run, each once, and
+  the last is the task's COMPLETED status.
+
+usage: kill.py A2A_BINARY ADMIN_URL
+"""
+
+import http.server
+import json
+import re
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+A2A, ADMIN = sys.argv[1], sys.argv[2]
+LEASE = 2
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s.getsockname()[1]
+
+
+def rpc(port, method, params, timeout=10):
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}/a2a/jsonrpc",
+        json.dumps(body).encode(),
+        {"Content-Type": "application/json", "A2A-Version": "1.0"},
+    )
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return json.load(r)
+
+
+killed = threading.Event()
+taken = []  # the bodies answered with 200, in order
+held = [0]
+lock = threading.Lock()
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if not killed.is_set():
+            # Held: the first server dies with this delivery unanswered.
+            with lock:
+                held[0] += 1
+            killed.wait(60)
+            self.close_connection = True
+            return
+        with lock:
+            taken.append(json.loads(body))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def describe(event):
+    if "statusUpdate" in event:
+        return "status " + event["statusUpdate"]["status"]["state"]
+    if "artifactUpdate" in event:
+        parts = event["artifactUpdate"]["artifact"]["parts"]
+        return "artifact " + " ".join(p.get("text", "") for p in parts)
+    return "other " + json.dumps(event)[:60]
+
+
+def main():
+    db = ADMIN.rsplit("/", 1)[0] + "/a2a_kill"
+    env = dict(os.environ, PGOPTIONS="-c client_min_messages=warning")
+    subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", ADMIN, "-c", "DROP DATABASE IF EXISTS a2a_kill", "-c",
+                    "CREATE DATABASE a2a_kill"], check=True, env=env)
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    hook = f"http://127.0.0.1:{receiver.server_address[1]}/webhook"
+    work = tempfile.mkdtemp(prefix="a2a-kill-")
+    servers = []
+    try:
+        ports = []
+        for name in ("a", "b"):
+            port = free_port()
+            log = open(os.path.join(work, f"{name}.log"), "w+")
+            p = subprocess.Popen([A2A, "serve", "--addr", f"127.0.0.1:{port}", "--store", db, "--lease-seconds", str(LEASE),
+                                  "--allow-private-webhooks"], stdout=log, stderr=log)
+            servers.append((p, log))
+            for _ in range(100):
+                log.seek(0)
+                if "echo agent on" in log.read():
+                    break
+                time.sleep(0.1)
+            else:
+                sys.exit(f"server {name} did not start")
+            ports.append(port)
+        a = rpc(ports[0], "SendMessage", {
+            "message": {"messageId": "kill-1", "role": "ROLE_USER", "parts": [{"text": "ticks 40 250"}]},
+            "configuration": {"returnImmediately": True, "taskPushNotificationConfig": {"url": hook, "token": "t"}}})
+        task = a["result"]["task"]["id"]
+        time.sleep(1.5)
+        servers[0][0].kill()
+        servers[0][0].wait()
+        killed.set()
+        died = time.time()
+        done = None
+        while time.time() - died < 20:
+            got = rpc(ports[1], "GetTask", {"id": task})
+            if got.get("result", {}).get("status", {}).get("state") == "TASK_STATE_COMPLETED":
+                done = time.time() - died
+                break
+            time.sleep(0.2)
+        assert done is not None, f"the task did not finish after its server was killed: {got}"
+        assert done <= LEASE + 10, f"finished {done:.1f} s after the kill"
+        # The deliveries: wait until the COMPLETED status arrived (or give up).
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            with lock:
+                if taken and describe(taken[-1]) == "status TASK_STATE_COMPLETED":
+                    break
+            time.sleep(0.1)
+        time.sleep(1)
+        with lock:
+            seen = [describe(e) for e in taken]
+        assert held[0] >= 1, "the first server made no delivery before it died"
+        assert seen and seen[-1] == "status TASK_STATE_COMPLETED", f"deliveries taken: {seen}"
+        assert len(seen) == len(set(seen)), f"a delivery taken twice: {seen}"
+        ticks = [s for s in seen if re.fullmatch(r"artifact tick \d+", s)]
+        assert ticks, f"none of the dead server's queued deliveries was taken over: {seen}"
+        print(f"kill -9: the task finished on the other server {done:.1f} s after the kill (lease {LEASE} s); "
+              f"{len(seen)} webhook deliveries taken once each, {len(ticks)} of them queued by the dead server")
+    finally:
+        for p, _ in servers:
+            p.kill()
+            p.wait()
+        receiver.shutdown()
+
+
+main()
