@@ -6,12 +6,12 @@ THUMB := thumbv7em-none-eabihf
 FUZZ_SECONDS ?= 5
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test deps fmt-check unit pg-test tokio-check oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
+.PHONY: test deps fmt-check unit pg-test pg-replicas tokio-check oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
 	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
 	node-build node-model node-check node-pack node-test bench-node
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
-TEST_STEPS := deps fmt-check unit pg-test tokio-check oracle c-test py-test interop node-test nostd bench-build fuzz-smoke
+TEST_STEPS := deps fmt-check unit pg-test tokio-check oracle c-test py-test interop pg-replicas node-test nostd bench-build fuzz-smoke
 # One throwaway PostgreSQL cluster serves every step (A2A_PG_URL; A2A_PG_REQUIRED makes a
 # test that needs it fail instead of skipping); it is stopped however the run ends.
 test:
@@ -57,6 +57,17 @@ pg-test:
 	  A2A_PG_URL=$$url A2A_PG_REQUIRED=1 $(CARGO) test -p a2a-wire-smol --features postgres --test store pg:: \
 	  && tests/pg/cli.sh target/debug/a2a-wire $$url && python3 tests/pg/kill.py target/debug/a2a-wire $$url \
 	  && python3 tests/pg/outage.py target/debug/a2a-wire; \
+	  rc=$$?; [ -z "$$own" ] || tests/pg/cluster.sh stop $(PG_DIR)-own; exit $$rc
+
+# Three `a2a-wire serve` replicas on one database behind a2a-wire-balancer, driven by the
+# official Python SDK client on each v1.0 binding (tests/pg/replicas_sdk.py), then a 60 s
+# soak with concurrent streams and subscriptions on every replica (tests/pg/soak.py).
+pg-replicas: interop-py
+	$(CARGO) build -p a2a-wire-cli -p a2a-wire-tests --bin a2a-wire --bin a2a-wire-balancer
+	@if [ -n "$$A2A_PG_URL" ]; then url=$$A2A_PG_URL; own=; \
+	  else tests/pg/cluster.sh start $(PG_DIR)-own && url=$$(cat $(PG_DIR)-own/url) && own=1; fi; \
+	  $(INTEROP_PY)/bin/python tests/pg/replicas_sdk.py target/debug/a2a-wire target/debug/a2a-wire-balancer $$url \
+	  && $(INTEROP_PY)/bin/python tests/pg/soak.py target/debug/a2a-wire target/debug/a2a-wire-balancer $$url; \
 	  rc=$$?; [ -z "$$own" ] || tests/pg/cluster.sh stop $(PG_DIR)-own; exit $$rc
 
 # No tokio runtime anywhere in the tree: h2 and sqlx bring tokio's IO traits and sync, never

@@ -781,6 +781,19 @@ fn a_failed_store_write_answers_the_calls_it_carried_with_an_internal_error() {
     assert_eq!(store.get(&exec2.task_id).map(|t| t.version), Some(1));
 }
 
+/// Another writer changes the task behind `engine`'s back (as another server would): its
+/// artifact list gains one, and its version moves on.
+fn change_behind_its_back(store: &mut a2a_wire::engine::StoreInMemory, task_id: &str, now: Timestamp) {
+    let mut other = store.get(task_id).unwrap().clone();
+    let base = other.version;
+    other.version += 1;
+    other.record.task.artifacts.push(v1::Artifact { artifact_id: "theirs".into(), ..Default::default() });
+    let w = a2a_wire::engine::TaskWrite { task: other, base, terminal: false, leased: false };
+    let batch = a2a_wire::engine::WriteBatch { at: now, tasks: vec![w], ..Default::default() };
+    let r = store.answer(a2a_wire::engine::StoreRequest::Write { id: a2a_wire::engine::StoreRequestId(999), batch });
+    assert!(matches!(r, a2a_wire::engine::StoreReply::Written { .. }));
+}
+
 #[test]
 fn a_write_refused_for_a_stale_version_is_never_reported_as_success() {
     let mut store = a2a_wire::engine::StoreInMemory::new();
@@ -791,27 +804,43 @@ fn a_write_refused_for_a_stale_version_is_never_reported_as_success() {
     let exec = Harness::execution(&pump(&mut engine, &mut store, now));
     engine.handle_agent(exec.id, status(TaskState::InputRequired), now).unwrap();
     assert!(Harness::answer(&pump(&mut engine, &mut store, now), CallId(1)).is_ok());
-    // Another writer changes the task behind this engine's back.
-    let mut other = store.get(&exec.task_id).unwrap().clone();
-    let base = other.version;
-    other.version += 1;
-    let w = a2a_wire::engine::TaskWrite { task: other, base, terminal: false, leased: false };
-    let batch = a2a_wire::engine::WriteBatch { at: now, tasks: vec![w], ..Default::default() };
-    let r = store.answer(a2a_wire::engine::StoreRequest::Write { id: a2a_wire::engine::StoreRequestId(999), batch });
-    assert!(matches!(r, a2a_wire::engine::StoreReply::Written { .. }));
-    // This engine's cancel is based on the stale copy: refused, and the caller told so.
+    change_behind_its_back(&mut store, &exec.task_id, now);
+    // This engine's follow-up is based on the stale copy: refused, and the caller told so.
+    let mut follow_up = user("m2", "more");
+    follow_up.task_id = exec.task_id.clone();
+    engine.handle_call(CallId(2), CallContext::default(), Request::SendMessage(send(follow_up)), now);
+    let out = pump(&mut engine, &mut store, now);
+    assert_eq!(Harness::answer(&out, CallId(2)).unwrap_err().kind(), ErrorKind::Internal, "{out:?}");
+    let stored = store.get(&exec.task_id).unwrap();
+    assert_eq!(stored.record.state(), Some(TaskState::InputRequired), "the other write stands");
+    assert_eq!(stored.record.task.history.len(), 1, "the refused follow-up is not stored");
+    // The next call reads the task afresh.
+    let get = Request::GetTask(v1::GetTaskRequest { id: exec.task_id.clone(), ..Default::default() });
+    engine.handle_call(CallId(3), CallContext::default(), get, now);
+    let out = pump(&mut engine, &mut store, now);
+    let Ok(Response::Task(t)) = Harness::answer(&out, CallId(3)) else { panic!("{out:?}") };
+    assert_eq!(t.artifacts.len(), 1, "the other writer's artifact is seen");
+}
+
+#[test]
+fn a_cancel_that_meets_another_writers_change_is_tried_again_on_the_stored_task() {
+    let mut store = a2a_wire::engine::StoreInMemory::new();
+    let mut engine = Engine::new(EngineConfig::default(), a2a_wire::engine::Storage::external(1 << 20), 3);
+    let now = Timestamp { seconds: 1_700_000_000, nanos: 0 };
+    engine.start(now);
+    engine.handle_call(CallId(1), CallContext::default(), Request::SendMessage(send(user("m1", "go"))), now);
+    let exec = Harness::execution(&pump(&mut engine, &mut store, now));
+    engine.handle_agent(exec.id, status(TaskState::InputRequired), now).unwrap();
+    assert!(Harness::answer(&pump(&mut engine, &mut store, now), CallId(1)).is_ok());
+    change_behind_its_back(&mut store, &exec.task_id, now);
     let cancel = Request::CancelTask(v1::CancelTaskRequest { id: exec.task_id.clone(), ..Default::default() });
     engine.handle_call(CallId(2), CallContext::default(), cancel, now);
     let out = pump(&mut engine, &mut store, now);
-    assert_eq!(Harness::answer(&out, CallId(2)).unwrap_err().kind(), ErrorKind::Internal, "{out:?}");
-    assert_eq!(store.get(&exec.task_id).map(|t| t.record.state()), Some(Some(TaskState::InputRequired)), "the other write stands");
-    // The next call reads the task afresh, and its cancel lands.
-    let cancel = Request::CancelTask(v1::CancelTaskRequest { id: exec.task_id.clone(), ..Default::default() });
-    engine.handle_call(CallId(3), CallContext::default(), cancel, now);
-    let out = pump(&mut engine, &mut store, now);
-    let Ok(Response::Task(t)) = Harness::answer(&out, CallId(3)) else { panic!("{out:?}") };
+    let Ok(Response::Task(t)) = Harness::answer(&out, CallId(2)) else { panic!("{out:?}") };
     assert_eq!(state_of(&t), TaskState::Canceled);
-    assert_eq!(store.get(&exec.task_id).map(|t| (t.version, t.record.state())), Some((3, Some(TaskState::Canceled))));
+    let stored = store.get(&exec.task_id).unwrap();
+    assert_eq!((stored.version, stored.record.state()), (3, Some(TaskState::Canceled)), "written once more, on the stored version");
+    assert_eq!(stored.record.task.artifacts.len(), 1, "the other writer's change is kept too");
 }
 
 #[test]

@@ -337,3 +337,26 @@ fn a_server_whose_lease_was_claimed_stops_its_run() {
     assert!(out.iter().any(|o| matches!(o, Output::CancelExecution { run, .. } if *run == exec.id)), "{out:?}");
     assert!(a.engine.current_run(&exec.task_id).is_none());
 }
+
+#[test]
+fn a_stream_whose_write_met_another_engines_cancel_gets_the_cancel_not_an_error() {
+    let store = shared();
+    let (mut a, mut b) = (Replica::new(&store, 1), Replica::new(&store, 2));
+    let (sa, out) = a.call(Request::SendStreamingMessage(send("m1")));
+    let exec = execution(&out);
+    let shown = stream(&a.agent(&exec.task_id, status(TaskState::Working)), sa);
+    assert_eq!(shown.last().map(|(id, _)| id.seq), Some(1));
+    b.call(Request::CancelTask(v1::CancelTaskRequest { id: exec.task_id.clone(), ..Default::default() }));
+    // A's run publishes before A hears of the cancel: its write is refused.
+    let now = a.tick();
+    a.engine.handle_agent(exec.id, artifact(1), now).expect("accepted (A does not know yet)");
+    let out = a.pump();
+    let events = stream(&out, sa);
+    assert_eq!(events.len(), 1, "the refused artifact is never shown, the cancel is: {out:?}");
+    let (id, ev) = &events[0];
+    let Some(v1::stream_response::Payload::StatusUpdate(u)) = &ev.payload else { panic!("{ev:?}") };
+    assert_eq!(u.status.as_ref().map(|s| s.state), Some(TaskState::Canceled as i32));
+    assert_eq!(id.seq, 2, "the other engine's number");
+    assert_eq!(ended(&out, sa), Some(None), "ended by the terminal state, not by an error");
+    assert!(out.iter().any(|o| matches!(o, Output::CancelExecution { run, .. } if *run == exec.id)));
+}

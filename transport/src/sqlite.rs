@@ -84,27 +84,65 @@ pub struct SqliteStore {
     /// The last list count: its filter, its arguments and the count (cleared by every write).
     count_memo: Option<(String, Vec<rusqlite::types::Value>, i64)>,
     /// Wakes the checkpointer thread after a commit (None: a database in memory). Dropping it
-    /// ends the thread.
-    checkpointer: Option<std::sync::mpsc::SyncSender<()>>,
+    /// ends the thread; dropping the store waits for that.
+    checkpointer: Option<Checkpointer>,
+}
+
+/// The checkpointer thread and what wakes it.
+struct Checkpointer {
+    wake: std::sync::mpsc::SyncSender<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread at once (it never sleeps past a close), and
+        // the store leaves no thread of its own behind.
+        let (tx, _) = std::sync::mpsc::sync_channel(1);
+        drop(std::mem::replace(&mut self.wake, tx));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// The checkpointer thread: after each wake-up (a commit), waits [`CHECKPOINT_EVERY`] and
 /// runs a passive checkpoint on its own connection; ends when the store is dropped. A
 /// checkpoint that fails is left to the next one and to the writer's own.
-fn spawn_checkpointer(path: &Path) -> Result<std::sync::mpsc::SyncSender<()>, StoreError> {
+fn spawn_checkpointer(path: &Path) -> Result<Checkpointer, StoreError> {
+    use std::sync::mpsc::RecvTimeoutError;
     let db = Connection::open(path).map_err(db_error)?;
     let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name(String::from("a2a-sqlite-checkpoint"))
         .spawn(move || {
             while rx.recv().is_ok() {
-                std::thread::sleep(CHECKPOINT_EVERY);
-                while rx.try_recv().is_ok() {}
+                // Wait CHECKPOINT_EVERY (later commits fold into this round), or until the
+                // store is dropped.
+                let deadline = Instant::now() + CHECKPOINT_EVERY;
+                let mut closed = false;
+                loop {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    match rx.recv_timeout(left) {
+                        Ok(()) => {}
+                        Err(RecvTimeoutError::Timeout) => break,
+                        Err(RecvTimeoutError::Disconnected) => {
+                            closed = true;
+                            break;
+                        }
+                    }
+                }
                 let _ = db.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                if closed {
+                    break;
+                }
             }
         })
         .map_err(|e| StoreError(format!("the checkpointer thread: {e}")))?;
-    Ok(tx)
+    Ok(Checkpointer { wake: tx, thread: Some(thread) })
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -298,7 +336,7 @@ impl SqliteStore {
     fn committed(&self) {
         if let Some(c) = &self.checkpointer {
             // Full: a wake-up is already pending, which covers this commit too.
-            let _ = c.try_send(());
+            let _ = c.wake.try_send(());
         }
     }
 

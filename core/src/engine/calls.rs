@@ -22,6 +22,7 @@ impl Engine {
     }
 
     pub(super) fn dispatch(&mut self, call: CallId, ctx: CallContext, request: Request, now: Timestamp) {
+        self.keep_for_retry(call, &ctx, &request);
         let result = match request {
             Request::SendMessage(r) => self.send_message(call, ctx, r, false, now),
             Request::SendStreamingMessage(r) => self.send_message(call, ctx, r, true, now),
@@ -164,7 +165,7 @@ impl Engine {
     ) {
         let exists = self.store.get(task_id).is_some();
         if streaming {
-            self.streams.insert(call, Stream { task_id: String::from(task_id), history_length, started: false, origin: run });
+            self.streams.insert(call, Stream { task_id: String::from(task_id), history_length, started: false, origin: run, shown: None });
             self.task_streams.entry(String::from(task_id)).or_default().push(call);
             if exists {
                 self.start_stream(call);
@@ -391,7 +392,8 @@ impl Engine {
             let epoch = self.events.current(&req.id).epoch;
             match missed {
                 Some(missed) => {
-                    self.streams.insert(call, Stream { task_id: req.id.clone(), history_length: None, started: true, origin: None });
+                    self.streams
+                        .insert(call, Stream { task_id: req.id.clone(), history_length: None, started: true, origin: None, shown: None });
                     self.task_streams.entry(req.id.clone()).or_default().push(call);
                     for (seq, event) in missed {
                         self.out.push_back(Output::Stream { call, event, id: Some(EventId { epoch, seq }) });

@@ -204,6 +204,20 @@ impl EventLog {
         }
     }
 
+    /// Forgets the numbers after `after` of `task_id` (they were never written: another
+    /// server numbers them), keeping the events up to it.
+    pub(crate) fn rewind(&mut self, task_id: &str, after: u64) {
+        let Some(log) = self.logs.get_mut(task_id) else { return };
+        while log.events.back().is_some_and(|(n, _)| *n > after) {
+            if let Some((_, e)) = log.events.pop_back() {
+                log.bytes = log.bytes.saturating_sub(e.len());
+                self.bytes = self.bytes.saturating_sub(e.len());
+            }
+        }
+        log.last = log.last.min(after);
+        log.floor = log.floor.min(after);
+    }
+
     /// The number of the task's last event and the newest number the log no longer holds
     /// (`(0, 0)` for a task without a log).
     pub(crate) fn bounds(&self, task_id: &str) -> (u64, u64) {

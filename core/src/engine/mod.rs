@@ -360,6 +360,9 @@ struct Stream {
     started: bool,
     /// The run whose turn this stream follows (it ends with that turn).
     origin: Option<RunId>,
+    /// The number of the last event this stream was sent (with an external store: once the
+    /// event was written), `None` before any.
+    shown: Option<u64>,
 }
 
 /// An agent run the engine knows about.

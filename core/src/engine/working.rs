@@ -50,6 +50,9 @@ struct Writing {
     outputs: VecDeque<Output>,
     /// Calls whose answers show a change of the batch.
     calls: BTreeSet<CallId>,
+    /// Those of them that are tried again on a task read afresh when another server
+    /// changed the task first (a cancel, a push config change), with their attempts so far.
+    retry: Vec<(CallId, CallContext, Request, u8)>,
 }
 
 /// A read of one task and its events ([`StoreRequest::Events`]).
@@ -69,6 +72,10 @@ pub(crate) struct Ext {
     /// With leases: this server's name as a lease owner, when leases are next renewed and
     /// claimed, and the requests of that in flight.
     owner: Option<String>,
+    /// Calls handled since the last flush that may be tried again after a conflict, and the
+    /// attempts of calls being tried again.
+    retry: BTreeMap<CallId, (CallContext, Request, u8)>,
+    attempts: BTreeMap<CallId, u8>,
     next_lease: Option<Timestamp>,
     renewing: Option<StoreRequestId>,
     claiming: Option<StoreRequestId>,
@@ -88,6 +95,10 @@ pub(crate) struct Ext {
     /// full disk is not retried in a tight loop).
     retry_at: Option<Timestamp>,
 }
+
+/// How often a cancel or push config change is tried again after another server changed
+/// its task first.
+const MAX_RETRIES: u8 = 3;
 
 /// How many tasks whose lease ran out one claim takes at most.
 pub const CLAIM_BATCH: usize = 100;
@@ -193,11 +204,18 @@ impl Engine {
             }
         }
         if batch.is_empty() {
-            self.ext.released.extend(self.out.drain(..));
+            let out = core::mem::take(&mut self.out);
+            self.release(out);
             self.unflushed.clear();
+            self.ext.retry.clear();
             self.evict();
             return;
         }
+        let retry: Vec<(CallId, CallContext, Request, u8)> = core::mem::take(&mut self.ext.retry)
+            .into_iter()
+            .filter(|(call, _)| self.unflushed.contains(call))
+            .map(|(call, (ctx, req, n))| (call, ctx, req, n))
+            .collect();
         let id = self.store_request_id();
         self.ext.writing = Some(Writing {
             id,
@@ -208,6 +226,7 @@ impl Engine {
             events: batch.events.clone(),
             outputs: core::mem::take(&mut self.out),
             calls: core::mem::take(&mut self.unflushed),
+            retry,
         });
         self.ext.requests.push_back(StoreRequest::Write { id, batch });
         self.evict();
@@ -323,8 +342,22 @@ impl Engine {
         self.ext.requests.push_back(StoreRequest::List { id, query });
     }
 
+    /// With an external store: keeps a cancel or push config change until its write is
+    /// done, to try it again should another server have changed the task first.
+    pub(super) fn keep_for_retry(&mut self, call: CallId, ctx: &CallContext, request: &Request) {
+        if !self.store.is_external()
+            || !matches!(request, Request::CancelTask(_) | Request::CreatePushConfig(_) | Request::DeletePushConfig(_))
+        {
+            return;
+        }
+        let n = self.ext.attempts.remove(&call).unwrap_or(0);
+        self.ext.retry.insert(call, (ctx.clone(), request.clone(), n));
+    }
+
     /// A parked call went away.
     pub(super) fn forget_parked(&mut self, call: CallId) {
+        self.ext.retry.remove(&call);
+        self.ext.attempts.remove(&call);
         self.ext.parked.retain(|p| p.call != call);
         for r in self.ext.reads.values_mut() {
             r.resumes.retain(|(c, _)| *c != call);
@@ -401,12 +434,36 @@ impl Engine {
                 if let Storage::External(cache) = &mut self.store {
                     cache.written(&w.bases);
                 }
-                self.ext.released.extend(w.outputs);
+                self.release(w.outputs);
                 Ok(())
             }
             StoreReply::Conflict { id, tasks } => {
-                let Some(w) = self.ext.writing.take_if(|w| w.id == id) else { return Ok(()) };
+                let Some(mut w) = self.ext.writing.take_if(|w| w.id == id) else { return Ok(()) };
                 let stale: BTreeSet<String> = tasks.into_iter().collect();
+                // A cancel or push config change that met another server's change is tried
+                // again on the task as stored now (a few times), instead of failing.
+                let (again, _): (Vec<_>, Vec<_>) = core::mem::take(&mut w.retry)
+                    .into_iter()
+                    .partition(|(_, _, req, n)| *n < MAX_RETRIES && Self::named_tasks(req).iter().any(|t| stale.contains(t)));
+                for (call, ..) in &again {
+                    w.calls.remove(call);
+                }
+                w.outputs.retain(|o| !matches!(o, Output::Respond { call, .. } if again.iter().any(|(c, ..)| c == call)));
+                // Streams that were shown events of a stale task go on from the store: they
+                // get the other server's events (the refused ones were never shown).
+                let mut follow: BTreeMap<String, (u64, BTreeSet<CallId>)> = BTreeMap::new();
+                for id in &stale {
+                    for call in self.task_streams.get(id).into_iter().flatten() {
+                        if let Some(n) = self.streams.get(call).and_then(|s| s.shown) {
+                            let e = follow.entry(id.clone()).or_insert((n, BTreeSet::new()));
+                            e.0 = e.0.min(n);
+                            e.1.insert(*call);
+                        }
+                    }
+                }
+                let following: BTreeSet<CallId> = follow.values().flat_map(|(_, c)| c.iter().copied()).collect();
+                w.calls.retain(|c| !following.contains(c));
+                w.outputs.retain(|o| !matches!(o, Output::Stream { call, .. } if following.contains(call)));
                 let err = A2aError::with_message(
                     ErrorKind::Internal,
                     "the task was changed by another server since this one read it; the change was not kept, try again",
@@ -417,12 +474,27 @@ impl Engine {
                         cache.remove(id);
                         cache.events.retain(|e| &e.task_id != id);
                     }
-                    // Its numbers past the stored ones were never written: another server
-                    // numbers them. The log starts again from the stored task.
-                    self.events.evict(id, true);
                     let calls: BTreeSet<CallId> = self.task_streams.get(id).into_iter().flatten().copied().collect();
                     self.out.retain(|o| !matches!(o, Output::Stream { call, .. } if calls.contains(call)));
-                    self.drop_stale(id);
+                    match follow.get(id) {
+                        Some((shown, keep)) => {
+                            // Its numbers past what was shown were never written: another
+                            // server numbers them; the read brings them.
+                            let (shown, keep) = (*shown, keep.clone());
+                            self.events.rewind(id, shown);
+                            self.drop_stale_but(id, &keep);
+                            self.read_events(id, shown, Vec::new());
+                        }
+                        None => {
+                            // The log starts again from the stored task.
+                            self.events.evict(id, true);
+                            self.drop_stale(id);
+                        }
+                    }
+                }
+                for (call, ctx, request, n) in again {
+                    self.ext.attempts.insert(call, n + 1);
+                    self.handle_call(call, ctx, request, now);
                 }
                 Ok(())
             }
@@ -600,12 +672,19 @@ impl Engine {
     /// Another writer owns `task_id` now: its streams and waiting calls end (clients
     /// resubscribe and read the stored task), its run stops.
     fn drop_stale(&mut self, task_id: &str) {
+        self.drop_stale_but(task_id, &BTreeSet::new());
+    }
+
+    /// [`Engine::drop_stale`], but the streams in `keep` stay (they follow the store).
+    fn drop_stale_but(&mut self, task_id: &str, keep: &BTreeSet<CallId>) {
         let e = A2aError::with_message(ErrorKind::Unavailable, "the task was changed by another server; subscribe again");
         for w in self.waiters.remove(task_id).unwrap_or_default() {
             self.out.push_back(Output::Respond { call: w.call, result: Err(e.clone()) });
         }
         for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
-            self.end_stream(call, Some(e.clone()));
+            if !keep.contains(&call) {
+                self.end_stream(call, Some(e.clone()));
+            }
         }
         if let Some(run) = self.remove_run(task_id) {
             self.out.push_back(Output::CancelExecution { run: run.id, task_id: String::from(task_id) });
@@ -760,7 +839,10 @@ impl Engine {
         };
         match rest {
             Some(rest) => {
-                self.streams.insert(call, Stream { task_id: String::from(task_id), history_length: None, started: true, origin: None });
+                self.streams.insert(
+                    call,
+                    Stream { task_id: String::from(task_id), history_length: None, started: true, origin: None, shown: None },
+                );
                 self.task_streams.entry(String::from(task_id)).or_default().push(call);
                 for (seq, event) in missed.into_iter().chain(rest) {
                     self.out.push_back(Output::Stream { call, event, id: Some(EventId { epoch, seq }) });
@@ -771,6 +853,18 @@ impl Engine {
         if terminal {
             self.end_stream(call, None);
         }
+    }
+
+    /// Outputs leave (their changes are durable): each stream notes the last event it got.
+    fn release(&mut self, outputs: VecDeque<Output>) {
+        for o in &outputs {
+            if let Output::Stream { call, id: Some(id), .. } = o {
+                if let Some(s) = self.streams.get_mut(call) {
+                    s.shown = Some(s.shown.map_or(id.seq, |n| n.max(id.seq)));
+                }
+            }
+        }
+        self.ext.released.extend(outputs);
     }
 
     /// A deleted task: nothing of it is kept in memory.

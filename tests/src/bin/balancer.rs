@@ -1,7 +1,8 @@
 //! `a2a-wire-balancer LISTEN BACKEND...`: a round-robin TCP balancer on a loopback address
 //! (`127.0.0.1:0` picks a free port) in front of the backends, for the tests that run several
 //! replicas behind one address. Prints `listening on ADDR` once it accepts, then relays until
-//! killed. Exit status 2 on bad arguments, 1 when it cannot listen.
+//! killed, printing `relayed N1 N2 ...` (connections relayed to each backend so far) whenever
+//! those change. Exit status 2 on bad arguments, 1 when it cannot listen.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -21,8 +22,17 @@ fn main() -> std::process::ExitCode {
             Ok(b) => {
                 println!("listening on {}", b.addr());
                 let _ = std::io::stdout().flush();
-                smol::future::pending::<()>().await;
-                std::process::ExitCode::SUCCESS
+                let mut shown = Vec::new();
+                loop {
+                    smol::Timer::after(std::time::Duration::from_millis(100)).await;
+                    let now = b.relayed();
+                    if now != shown {
+                        let counts: Vec<String> = now.iter().map(usize::to_string).collect();
+                        println!("relayed {}", counts.join(" "));
+                        let _ = std::io::stdout().flush();
+                        shown = now;
+                    }
+                }
             }
             Err(e) => {
                 eprintln!("a2a-wire-balancer: {e}");
