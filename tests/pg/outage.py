@@ -1,8 +1,8 @@
 """The database stopped and started again under load (make pg-test).
 
 `a2a-wire serve` on a PostgreSQL cluster of its own (tests/pg/cluster.sh); four clients send
-messages without pause. The cluster is stopped at once (as a crash would stop it) for a few
-seconds and started again. While it is down every call fails with the A2A `Unavailable` error
+messages without pause. The cluster is stopped at once (as a crash would stop it) for 13 s and
+started again. While it is down every call fails with the A2A `Unavailable` error
 (its ErrorInfo reason UNAVAILABLE) and none is answered with success;
 once it is back the same server, never restarted, answers again; and every message that was
 acknowledged is in the database.

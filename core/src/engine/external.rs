@@ -55,12 +55,15 @@
 //! ## What the engine does with a refusal
 //! A `Conflict` means another writer changed those tasks since this engine read them: the
 //! engine's copy is stale. It drops its copies (and their unwritten changes, which were based
-//! on the stale copy), answers every call whose answer depended on the refused batch with an
-//! `Internal` error that says so (never with success), ends the streams of those tasks with
-//! an `Unavailable` error (the client resubscribes and gets the stored task), stops their
-//! runs, and writes the batch's other changes again. The next call on such a task loads it
-//! afresh. A `Failed` write keeps every change and writes it again with the next batch; the
-//! calls that depended on it are answered with an internal error.
+//! on the stale copy), tries a cancel or push-config change again on the task as stored (a few
+//! times), answers every other call whose answer depended on the refused batch with an
+//! `Internal` error that says so (never with success), lets the streams that were already
+//! shown events of those tasks go on from the store's events (others end with an
+//! `Unavailable` error: the client resubscribes and gets the stored task), stops their runs,
+//! and writes the batch's other changes again. The next call on such a task loads it afresh.
+//! A `Failed` write keeps every change and writes it again with the next batch; the calls
+//! that depended on it are answered with an error (`Unavailable` when the store could not be
+//! reached, else `Internal`).
 
 use super::store::{MessageRecord, StoreError, StoredTask};
 use crate::proto::google::protobuf::Timestamp;

@@ -16,7 +16,8 @@
 //!   cancel an agent run, deliver a webhook. With an external store, also drain
 //!   [`Engine::poll_store`] and answer each request with [`Engine::handle_store`] (see
 //!   [`external`]); outputs wait for the write of the changes they show.
-//! - Time: [`Engine::poll_timeout`] says when [`Engine::handle_timeout`] is due (retention).
+//! - Time: [`Engine::poll_timeout`] says when [`Engine::handle_timeout`] is due (retention,
+//!   leases).
 //!
 //! ## Where tasks live
 //! Over a [`MemoryStore`] memory is the store: every task stays in memory (until retention
