@@ -8,7 +8,7 @@ export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit pg-test pg-replicas tokio-check oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
 	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
-	node-build node-model node-check node-pack node-test bench-node
+	node-build node-model node-check node-pack node-test bench-node bench-pg
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
 TEST_STEPS := deps fmt-check unit pg-test tokio-check oracle c-test py-test interop pg-replicas node-test nostd bench-build fuzz-smoke
@@ -25,6 +25,11 @@ test:
 	echo "make test: all passed"
 
 CBINDGEN_VERSION := 0.29.4
+# Every release build of a binding names the host target, as `napi build` always does: the
+# C library, the Python wheels and the Node module then share one set of compiled
+# dependencies in target/$(HOST)/release instead of building them twice.
+HOST := $(shell rustc -vV | sed -n 's/^host: //p')
+REL_DIR := target/$(HOST)/release
 C_DEBS := valgrind libcjson-dev libcpp-httplib-dev pkg-config cmake
 
 deps:
@@ -36,6 +41,11 @@ deps:
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
+
+# The workspace's binaries (a2a-wire, the tests crate's tools), built as `cargo test` builds
+# them: with one feature set for every step, so no step rebuilds a crate the unit tests
+# compiled with other features (after `unit`, a no-op).
+BINS := $(CARGO) test --no-run -q
 
 # Unit tests, doc tests and the golden vectors (proto, core, tests).
 unit:
@@ -51,22 +61,25 @@ unit:
 # without one when run by hand).
 PG_DIR := $(CURDIR)/target/pg-cluster
 pg-test:
-	$(CARGO) build -p a2a-wire-cli
+	$(BINS)
 	@if [ -n "$$A2A_PG_URL" ]; then url=$$A2A_PG_URL; own=; \
 	  else tests/pg/cluster.sh start $(PG_DIR)-own && url=$$(cat $(PG_DIR)-own/url) && own=1; fi; \
-	  A2A_PG_URL=$$url A2A_PG_REQUIRED=1 $(CARGO) test -p a2a-wire-smol --features postgres --test store pg:: \
+	  A2A_PG_URL=$$url A2A_PG_REQUIRED=1 $(CARGO) test -q --test store pg:: \
 	  && tests/pg/cli.sh target/debug/a2a-wire $$url && python3 tests/pg/kill.py target/debug/a2a-wire $$url \
 	  && python3 tests/pg/outage.py target/debug/a2a-wire; \
 	  rc=$$?; [ -z "$$own" ] || tests/pg/cluster.sh stop $(PG_DIR)-own; exit $$rc
 
 # Three `a2a-wire serve` replicas on one database behind a2a-wire-balancer, driven by the
-# official Python SDK client on each v1.0 binding (tests/pg/replicas_sdk.py), then a 60 s
-# soak with concurrent streams and subscriptions on every replica (tests/pg/soak.py).
-pg-replicas: interop-py
-	$(CARGO) build -p a2a-wire-cli -p a2a-wire-tests --bin a2a-wire --bin a2a-wire-balancer
+# official Python SDK client (tests/pg/replicas_sdk.py) and the official JS SDK client
+# (tests/pg/replicas_js.py, which also runs the isolation matrix through the balancer) on
+# each v1.0 binding, then a 60 s soak with concurrent streams and subscriptions on every
+# replica (tests/pg/soak.py).
+pg-replicas: interop-deps
+	$(BINS)
 	@if [ -n "$$A2A_PG_URL" ]; then url=$$A2A_PG_URL; own=; \
 	  else tests/pg/cluster.sh start $(PG_DIR)-own && url=$$(cat $(PG_DIR)-own/url) && own=1; fi; \
 	  $(INTEROP_PY)/bin/python tests/pg/replicas_sdk.py target/debug/a2a-wire target/debug/a2a-wire-balancer $$url \
+	  && python3 tests/pg/replicas_js.py target/debug/a2a-wire target/debug/a2a-wire-balancer target/debug/a2a-wire-isolation $$url \
 	  && $(INTEROP_PY)/bin/python tests/pg/soak.py target/debug/a2a-wire target/debug/a2a-wire-balancer $$url; \
 	  rc=$$?; [ -z "$$own" ] || tests/pg/cluster.sh stop $(PG_DIR)-own; exit $$rc
 
@@ -83,7 +96,7 @@ PY_VENV := target/py-venv
 oracle:
 	test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
 	$(PY_VENV)/bin/python -m pip install -q --disable-pip-version-check -r tests/python/requirements.txt
-	$(CARGO) build -p a2a-wire-tests --bin a2a-wire-vector-tool
+	$(BINS)
 	$(PY_VENV)/bin/python tests/python/protobuf_oracle.py target/debug/a2a-wire-vector-tool
 
 # no_std proof, never as a --workspace build (feature unification would turn `std` on):
@@ -97,7 +110,7 @@ INTEROP_PY := target/interop-py-venv
 # here if there is none), installed into a venv of its own.
 INTEROP_CHAIN := target/interop-chain-venv
 interop: interop-deps
-	$(CARGO) build -p a2a-wire-cli -p a2a-wire-tests --bins
+	$(BINS)
 	test -n "$$(ls $(PY_DIST)/a2a_wire-*.whl 2>/dev/null)" || $(MAKE) --no-print-directory py-dist
 	rm -rf $(INTEROP_CHAIN) && python3 -m venv $(INTEROP_CHAIN)
 	$(INTEROP_CHAIN)/bin/pip install -q --disable-pip-version-check $(PY_DIST)/a2a_wire-*.whl
@@ -105,7 +118,12 @@ interop: interop-deps
 
 # Every SDK line of the matrix (tests/interop/run.py, LINES): a venv per a2a-sdk release,
 # `npm ci` per @a2a-js/sdk release, a build per a2a-go release.
-interop-deps: interop-py
+# A stamp names what was installed: a later step (or run) installs again only when a
+# requirements file, a lock file or a Go module file changed.
+INTEROP_DEPS_FILES := tests/interop/python/requirements-1.0.txt tests/interop/python-0.3/requirements.txt \
+	$(wildcard tests/interop/js*/package-lock.json tests/interop/go*/go.sum tests/interop/go*/go.mod tests/interop/go*/cmd/*/*.go)
+interop-deps: interop-py target/interop-deps.stamp
+target/interop-deps.stamp: $(INTEROP_DEPS_FILES)
 	test -x target/interop-py-1.0-venv/bin/python || python3 -m venv target/interop-py-1.0-venv
 	target/interop-py-1.0-venv/bin/pip install -q --disable-pip-version-check -r tests/interop/python/requirements-1.0.txt
 	test -x target/interop-py-0.3-venv/bin/python || python3 -m venv target/interop-py-0.3-venv
@@ -113,11 +131,14 @@ interop-deps: interop-py
 	for d in js js-1.0 js-0.3; do (cd tests/interop/$$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; done
 	cd tests/interop/go && go build -o ../../../target/interop-go/ ./cmd/...
 	cd tests/interop/go-0.3 && go build -o ../../../target/interop-go-0.3/ ./cmd/...
+	touch $@
 
 # The official Python SDK (a2a-sdk 1.3.0 from PyPI) in its own venv.
-interop-py:
+interop-py: $(INTEROP_PY)/installed.stamp
+$(INTEROP_PY)/installed.stamp: tests/interop/python/requirements.txt
 	test -x $(INTEROP_PY)/bin/python || python3 -m venv $(INTEROP_PY)
 	$(INTEROP_PY)/bin/pip install -q --disable-pip-version-check -r tests/interop/python/requirements.txt
+	touch $@
 
 # Server benchmarks over sockets with wrk against the official SDKs' servers and a floor
 # (bench/server/run.py; results in BENCHMARKS.md). Not part of `make test`.
@@ -153,12 +174,17 @@ FUZZ_RUN := RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run --dev
 fuzz-smoke:
 	python3 fuzz/seed.py
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build --dev
-	cd fuzz && $(FUZZ_RUN) v1_json_decode corpus/v1_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	cd fuzz && $(FUZZ_RUN) v03_json_decode corpus/v03_json_decode -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	cd fuzz && $(FUZZ_RUN) service_params corpus/service_params -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	cd fuzz && $(FUZZ_RUN) engine_calls corpus/engine_calls -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048
-	for t in jsonrpc_request rest_request grpc_request sse_decoder http1_response http1_request jcs; do \
-	  (cd fuzz && $(FUZZ_RUN) $$t corpus/$$t -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048) || exit 1; \
+	@# Two targets at a time (one a core), each for its full time; any failure fails the step.
+	@set -- v1_json_decode v03_json_decode service_params engine_calls jsonrpc_request rest_request grpc_request \
+	  sse_decoder http1_response http1_request jcs; \
+	while [ $$# -gt 0 ]; do \
+	  a=$$1; shift; b=$${1:-}; [ $$# -gt 0 ] && shift; \
+	  echo "fuzz: $$a $$b"; \
+	  (cd fuzz && $(FUZZ_RUN) $$a corpus/$$a -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 > ../target/fuzz-$$a.log 2>&1) & pa=$$!; \
+	  pb=; if [ -n "$$b" ]; then (cd fuzz && $(FUZZ_RUN) $$b corpus/$$b -- -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 > ../target/fuzz-$$b.log 2>&1) & pb=$$!; fi; \
+	  wait $$pa || { tail -40 target/fuzz-$$a.log; exit 1; }; \
+	  [ -z "$$pb" ] || wait $$pb || { tail -40 target/fuzz-$$b.log; exit 1; }; \
+	  tail -1 target/fuzz-$$a.log; [ -z "$$b" ] || tail -1 target/fuzz-$$b.log; \
 	done
 
 # ---- The C binding (ffi-c/): liba2a_wire.so / .a and include/a2a_wire.h -----------------
@@ -173,7 +199,7 @@ C_PREFIX := $(CURDIR)/target/c-prefix
 C_SUBST := -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(C_VERSION)|g' -e 's|@MAJOR@|$(C_MAJOR)|g' -e 's|@MINOR@|$(C_MINOR)|g'
 
 c-lib:
-	$(CARGO) build --release -p a2a-wire-c
+	$(CARGO) build --release --target $(HOST) -p a2a-wire-c
 
 # Regenerates ffi-c/include/a2a_wire.h (commit the result); c-header-check fails on drift.
 c-header:
@@ -184,10 +210,10 @@ c-header-check:
 install: c-lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire
 	install -m 644 ffi-c/include/a2a_wire.h $(DESTDIR)$(PREFIX)/include/a2a_wire.h
-	install -m 755 target/release/liba2a_wire.so $(DESTDIR)$(PREFIX)/lib/liba2a_wire.so.$(C_VERSION)
+	install -m 755 $(REL_DIR)/liba2a_wire.so $(DESTDIR)$(PREFIX)/lib/liba2a_wire.so.$(C_VERSION)
 	ln -sf liba2a_wire.so.$(C_VERSION) $(DESTDIR)$(PREFIX)/lib/liba2a_wire.so.$(C_MAJOR)
 	ln -sf liba2a_wire.so.$(C_MAJOR) $(DESTDIR)$(PREFIX)/lib/liba2a_wire.so
-	install -m 644 target/release/liba2a_wire.a $(DESTDIR)$(PREFIX)/lib/liba2a_wire.a
+	install -m 644 $(REL_DIR)/liba2a_wire.a $(DESTDIR)$(PREFIX)/lib/liba2a_wire.a
 	sed $(C_SUBST) ffi-c/a2a_wire.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/a2a_wire.pc
 	sed $(C_SUBST) ffi-c/cmake/a2a_wireConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire/a2a_wireConfig.cmake
 	sed $(C_SUBST) ffi-c/cmake/a2a_wireConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire/a2a_wireConfigVersion.cmake
@@ -195,7 +221,7 @@ install: c-lib
 # The two-principal matrix (tests/src/bin/isolation.rs) and the test CA (testca.rs) that
 # every binding's tests use against their servers.
 test-bins:
-	$(CARGO) build -p a2a-wire-tests --bin a2a-wire-isolation --bin a2a-wire-testca
+	$(BINS)
 
 # The bindings' agents implement the nine original interop checks (tests/interop/CHECKS.md
 # up to message_only); the SDK clients their tests run are held to those.
@@ -214,11 +240,19 @@ C_BENCH := target/c-bench
 bench-c: interop-py
 	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-bench --bins
-	$(CARGO) build --release -p a2a-wire-c
+	$(CARGO) build --release --target $(HOST) -p a2a-wire-c
 	mkdir -p $(C_BENCH)
-	cc -O2 -Wall -Wextra -Iffi-c/include bench/c/codec_loop.c target/release/liba2a_wire.a -lpthread -ldl -lm -o $(C_BENCH)/codec_loop
-	cc -O2 -Wall -Wextra -Iffi-c/include examples/c/agent.c target/release/liba2a_wire.a -lpthread -ldl -lm -o $(C_BENCH)/agent
+	cc -O2 -Wall -Wextra -Iffi-c/include bench/c/codec_loop.c $(REL_DIR)/liba2a_wire.a -lpthread -ldl -lm -o $(C_BENCH)/codec_loop
+	cc -O2 -Wall -Wextra -Iffi-c/include examples/c/agent.c $(REL_DIR)/liba2a_wire.a -lpthread -ldl -lm -o $(C_BENCH)/agent
 	python3 bench/c/run.py
+
+# SendMessage on one server over memory, SQLite and PostgreSQL and on 1-3 replicas behind the
+# balancer, bytes per task in the database, event latency between replicas (bench/pg/run.py;
+# results in BENCHMARKS.md). A throwaway cluster unless A2A_PG_URL names one.
+bench-pg:
+	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-tests --bin a2a-wire --bin a2a-wire-balancer
+	python3 bench/pg/run.py $${A2A_PG_URL:+--pg $$A2A_PG_URL}
 
 # The benchmarks must keep compiling (type-checked: their optimized build is what `make
 # bench` makes, see BENCHMARKS.md).
@@ -257,7 +291,7 @@ PY_TOOLS := target/py-tools
 PY_WHEEL_VENV := target/py-wheel-venv
 PY_SRC_VENV := target/py-src-venv
 PIP_Q := -q --disable-pip-version-check
-PY_CARGO := CARGO_TARGET_DIR=$(CURDIR)/target
+PY_CARGO := CARGO_TARGET_DIR=$(CURDIR)/target CARGO_BUILD_TARGET=$(HOST)
 
 py-dist:
 	test -x $(PY_TOOLS)/bin/maturin || (python3 -m venv $(PY_TOOLS) && $(PY_TOOLS)/bin/pip install $(PIP_Q) maturin==1.16.0)
@@ -300,7 +334,7 @@ NODE_DIST := target/node-dist
 NPM_Q := --no-audit --no-fund --loglevel=error
 
 node-build:
-	cd ffi-node && npm ci $(NPM_Q) && CARGO_TARGET_DIR=$(CURDIR)/target npx napi build --platform --release --strip --js native.js --dts native.d.ts
+	cd ffi-node && npm ci $(NPM_Q) && CARGO_TARGET_DIR=$(CURDIR)/target npx napi build --platform --release --js native.js --dts native.d.ts
 
 # Regenerates model.js, model.d.ts and index.mjs (commit the result).
 node-model: node-build

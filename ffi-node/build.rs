@@ -11,6 +11,11 @@ use std::path::PathBuf;
 
 fn main() {
     napi_build::setup();
+    // The release module is stripped at its link only (`napi build --strip` would set
+    // RUSTFLAGS, and every dependency the C and Python builds share would build again).
+    if std::env::var("PROFILE").as_deref() == Ok("release") {
+        println!("cargo:rustc-cdylib-link-arg=-s");
+    }
     println!("cargo:rerun-if-changed=codegen/types.rs");
     println!("cargo:rerun-if-changed=../proto/codegen/protojson.rs");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));

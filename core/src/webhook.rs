@@ -543,6 +543,38 @@ impl Deliveries {
         }
     }
 
+    /// Forgets delivery `seq` if no attempt of it went out yet (its event was not kept);
+    /// the deliveries behind it move up. Returns whether it was forgotten. The store is told
+    /// nothing: such a delivery was never written.
+    pub fn discard(&mut self, seq: u64) -> bool {
+        let Some(name) = self
+            .queues
+            .iter()
+            .find(|(_, q)| q.current.as_ref().is_some_and(|c| c.0 == seq) || q.waiting.iter().any(|(s, _)| *s == seq))
+            .map(|(k, _)| k.clone())
+        else {
+            return false;
+        };
+        let Some(q) = self.queues.get_mut(&name) else { return false };
+        if let Some(pos) = q.waiting.iter().position(|(s, _)| *s == seq) {
+            q.waiting.remove(pos);
+            return true;
+        }
+        // The current delivery: only while its first attempt still waits to go out.
+        let Some((_, _, 1, Some(id))) = q.current.as_ref() else { return false };
+        let id = *id;
+        let Some(pos) = self.ready.iter().position(|a| a.id == id) else { return false };
+        self.ready.remove(pos);
+        self.in_flight.remove(&id);
+        q.current = q.waiting.pop_front().map(|(n, r)| (n, r, 1, None));
+        if q.current.is_some() {
+            self.start(&name);
+        } else {
+            self.queues.remove(&name);
+        }
+        true
+    }
+
     /// The next change for a persistent store to make, in order (see the module docs).
     pub fn poll_change(&mut self) -> Option<Change> {
         self.changes.pop_front()
@@ -905,5 +937,31 @@ mod tests {
         assert_eq!(r.poll_change(), Some(Change::Done(7)));
         assert_eq!(r.poll_attempt().map(|a| a.request.url), Some("http://hook/5".into()));
         assert_eq!(r.poll_attempt().map(|a| a.request.url), Some("http://hook/9".into()));
+    }
+
+    #[test]
+    fn a_delivery_not_yet_attempted_can_be_discarded_and_the_next_moves_up() {
+        let policy = Policy { attempts: 2, backoff_ms: 100, max_backoff_ms: 1_000, jitter_percent: 0, max_queued: 8 };
+        let mut d = Deliveries::new(policy);
+        for n in 1..=4 {
+            d.push("a".into(), req(n));
+        }
+        while d.poll_change().is_some() {}
+        // The current one (its attempt not taken yet) and a waiting one.
+        assert!(d.discard(1));
+        assert!(d.discard(3));
+        assert!(!d.discard(3), "already gone");
+        assert!(!d.discard(42), "never queued");
+        assert_eq!(d.pending(), 2);
+        let a = d.poll_attempt().unwrap();
+        assert_eq!(a.request.url, "http://hook/2", "the next one moved up");
+        assert!(d.poll_attempt().is_none(), "one attempt per queue at a time");
+        // Once its attempt went out, a delivery is no longer discarded.
+        assert!(!d.discard(2));
+        d.handle_result(a.id, Outcome::Delivered, at(0));
+        assert_eq!(d.poll_change(), Some(Change::Done(2)));
+        assert_eq!(d.poll_attempt().map(|a| a.request.url), Some("http://hook/4".into()));
+        assert!(!d.discard(4), "its attempt went out");
+        assert_eq!(d.pending(), 1);
     }
 }

@@ -23,7 +23,7 @@ sed -i "s|7440|$p1|g; s|7441|$p2|g" "$tmp"/quickstart_*.py
 test -s "$tmp/commands.sh" || { echo "README.md has no py-commands block"; exit 1; }
 cd "$tmp"
 # The wheel build shares the checkout's target directory (as `make py-test` does).
-out=$(CARGO_TARGET_DIR="$ROOT/target" timeout 1200 bash -e "$tmp/commands.sh" 2>&1) || { echo "$out" | tail -30; exit 1; }
+out=$(CARGO_TARGET_DIR="$ROOT/target" CARGO_BUILD_TARGET="$(rustc -vV | sed -n 's/^host: //p')" timeout 1200 bash -e "$tmp/commands.sh" 2>&1) || { echo "$out" | tail -30; exit 1; }
 echo "$out" | tail -4
 test "$(echo "$out" | grep -c '^COMPLETED hello$')" = 2 || { echo "README Python commands: want two 'COMPLETED hello' lines"; exit 1; }
 # The quickstart is typed: mypy --strict passes on it as on the examples.

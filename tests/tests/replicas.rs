@@ -5,9 +5,11 @@
 
 use a2a_wire::engine::{
     AgentEvent, CallContext, CallId, Engine, EngineConfig, EventId, Output, Request, Storage, StoreInMemory, StoreReply, StoreRequest,
+    WriteBatch,
 };
 use a2a_wire::proto::google::protobuf::Timestamp;
 use a2a_wire::v1::{self, TaskState};
+use a2a_wire::webhook::{Change, Queued};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
@@ -32,7 +34,10 @@ impl Replica {
     }
 
     fn with(store: &Rc<RefCell<StoreInMemory>>, key: u128, lease: Option<Duration>, clock: &Rc<Cell<i64>>) -> Replica {
-        let config = EngineConfig { event_epoch: Some(EPOCH), lease, ..EngineConfig::default() };
+        Self::configured(store, key, EngineConfig { event_epoch: Some(EPOCH), lease, ..EngineConfig::default() }, clock)
+    }
+
+    fn configured(store: &Rc<RefCell<StoreInMemory>>, key: u128, config: EngineConfig, clock: &Rc<Cell<i64>>) -> Replica {
         let mut engine = Engine::new(config, Storage::external(1 << 20), key);
         let mut r = Replica {
             engine: Engine::new(EngineConfig::default(), Storage::external(0), 0),
@@ -359,4 +364,56 @@ fn a_stream_whose_write_met_another_engines_cancel_gets_the_cancel_not_an_error(
     assert_eq!(id.seq, 2, "the other engine's number");
     assert_eq!(ended(&out, sa), Some(None), "ended by the terminal state, not by an error");
     assert!(out.iter().any(|o| matches!(o, Output::CancelExecution { run, .. } if *run == exec.id)));
+}
+
+#[test]
+fn the_deliveries_of_events_whose_write_met_another_engines_change_are_dropped() {
+    let store = shared();
+    let clock = Rc::new(Cell::new(1_700_000_000_000));
+    let config = EngineConfig { event_epoch: Some(EPOCH), push_notifications: true, ..EngineConfig::default() };
+    let mut a = Replica::configured(&store, 1, config.clone(), &clock);
+    let mut b = Replica::configured(&store, 2, config, &clock);
+    let mut req = send("m1");
+    req.configuration = Some(v1::SendMessageConfiguration {
+        task_push_notification_config: Some(v1::TaskPushNotificationConfig {
+            url: "http://receiver.test/hook".into(),
+            ..Default::default()
+        }),
+        return_immediately: true,
+        ..Default::default()
+    });
+    let (_, out) = a.call(Request::SendMessage(req));
+    let exec = execution(&out);
+    a.agent(&exec.task_id, status(TaskState::Working));
+    b.call(Request::CancelTask(v1::CancelTaskRequest { id: exec.task_id.clone(), ..Default::default() }));
+    // A's run publishes before A hears of the cancel. Its delivery is queued at once (as the
+    // service does with the engine's webhook output), then the write with both is refused.
+    let now = a.tick();
+    a.engine.handle_agent(exec.id, artifact(1), now).expect("accepted (A does not know yet)");
+    let (mut out, mut batches, mut seq) = (Vec::new(), Vec::<WriteBatch>::new(), 100);
+    // (The Working status's webhook output went by unqueued in a.agent: only the artifact counts.)
+    loop {
+        if let Some(o) = a.engine.poll_output() {
+            if let Output::Webhook { config, .. } = &o {
+                seq += 1;
+                let queue = format!("{}\u{0}{}", config.task_id, config.id);
+                let q = Queued { seq, queue, url: config.url.clone(), headers: Vec::new(), body: Vec::new() };
+                a.engine.webhook_changed(Change::Queued(q));
+            }
+            out.push(o);
+        } else if let Some(r) = a.engine.poll_store() {
+            if let StoreRequest::Write { batch, .. } = &r {
+                batches.push(batch.clone());
+            }
+            let reply = store.borrow_mut().answer(r);
+            let _ = a.engine.handle_store(reply, now);
+        } else {
+            break;
+        }
+    }
+    assert_eq!(seq, 101, "one delivery, for the artifact: {out:?}");
+    assert!(batches.first().is_some_and(|b| b.webhooks_queued.iter().any(|q| q.seq == 101)), "written with its event");
+    assert!(out.iter().any(|o| matches!(o, Output::DropWebhooks(s) if s == &[101])), "dropped with the refused event: {out:?}");
+    assert!(batches[1..].iter().all(|b| b.webhooks_queued.iter().all(|q| q.seq != 101)), "never written again");
+    assert!(a.engine.webhook_durable(101), "nothing waits for it");
 }

@@ -6,7 +6,7 @@
 
 use a2a_wire::card::{select_interface, Binding, ClientSupport};
 use a2a_wire::client::{Client, ClientError, Exchange, Finished, Step};
-use a2a_wire::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId};
+use a2a_wire::engine::{AgentEvent, CallId, MemoryStore, RunEnd, RunId, Storage, StoreInMemory, StoreRequest, WriteBatch};
 use a2a_wire::error::{A2aError, ErrorKind, Received};
 use a2a_wire::http::{HttpRequest, OutgoingRequest};
 use a2a_wire::op::{Operation, Request, Response};
@@ -88,6 +88,9 @@ struct World {
     /// Credentials to principals, when the service authenticates.
     tokens: BTreeMap<String, String>,
     refused_events: Vec<A2aError>,
+    /// The external store, when the service has one, and every batch written to it.
+    store: Option<StoreInMemory>,
+    batches: Vec<WriteBatch>,
 }
 
 fn ts(ms: u64) -> Timestamp {
@@ -104,8 +107,17 @@ impl World {
     }
 
     fn with(config: ServiceConfig) -> Self {
+        Self::over(config, MemoryStore::new().into(), None)
+    }
+
+    /// A world whose service writes to an external store (answered here, in memory).
+    fn with_external_store(config: ServiceConfig) -> Self {
+        Self::over(config, Storage::external(1 << 20), Some(StoreInMemory::new()))
+    }
+
+    fn over(config: ServiceConfig, storage: Storage, store: Option<StoreInMemory>) -> Self {
         World {
-            service: Service::new(config, MemoryStore::new(), 7, ts(0)).unwrap(),
+            service: Service::new(config, storage, 7, ts(0)).unwrap(),
             now_ms: 0,
             agenda: Vec::new(),
             canceled: BTreeSet::new(),
@@ -115,6 +127,8 @@ impl World {
             deliveries: Vec::new(),
             tokens: BTreeMap::new(),
             refused_events: Vec::new(),
+            store,
+            batches: Vec::new(),
         }
     }
 
@@ -222,6 +236,15 @@ impl World {
                     };
                     let now = self.now();
                     self.service.handle_webhook_result(attempt.id, outcome, now);
+                }
+                Output::Store(request) => {
+                    if let StoreRequest::Write { batch, .. } = &request {
+                        self.batches.push(batch.clone());
+                    }
+                    let store = self.store.as_mut().expect("a store request comes only from an external store");
+                    let reply = store.answer(request);
+                    let now = self.now();
+                    self.service.handle_store(reply, now);
                 }
                 other => panic!("an output this test does not know: {other:?}"),
             }
@@ -547,6 +570,40 @@ fn push_configs_on_every_interface_and_a_failing_receiver_retried_on_the_virtual
         let Response::PushConfigs(all) = w.call(&mut client, Request::ListPushConfigs(list)).unwrap() else { panic!("{what}") };
         assert!(all.configs.is_empty(), "{what}");
     }
+}
+
+#[test]
+fn with_an_external_store_each_delivery_is_written_in_the_batch_of_its_event() {
+    // A server that dies after a batch is written must not lose the deliveries of the
+    // events in it: each delivery is queued in the same write as its event.
+    let mut w = World::with_external_store(ServiceConfig::new(card()));
+    let (_, mut client) = clients().into_iter().next().unwrap();
+    let mut req = message("slow", "");
+    req.configuration = Some(v1::SendMessageConfiguration {
+        task_push_notification_config: Some(v1::TaskPushNotificationConfig {
+            url: "http://receiver.test/hook".into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    let asked = task_of(w.call(&mut client, Request::SendMessage(req)).unwrap());
+    assert_eq!(state(&asked), Some(v1::TaskState::Completed));
+    for _ in 0..1000 {
+        w.drain();
+        if !w.advance() {
+            break;
+        }
+    }
+    let events: usize = w.batches.iter().map(|b| b.events.iter().filter(|e| e.task_id == asked.id).count()).sum();
+    assert!(events >= 4, "the run's events were written ({events})");
+    for (n, b) in w.batches.iter().enumerate() {
+        let with_events = b.events.iter().filter(|e| e.task_id == asked.id).count();
+        let queued = b.webhooks_queued.iter().filter(|q| q.queue.starts_with(&format!("{}\u{0}", asked.id))).count();
+        assert_eq!(queued, with_events, "batch {n}: {with_events} events of the task but {queued} deliveries");
+    }
+    assert_eq!(w.deliveries.len(), events, "every event delivered once");
+    let last = String::from_utf8(w.deliveries.last().unwrap().request.body.clone()).unwrap();
+    assert!(last.contains("TASK_STATE_COMPLETED"), "{last}");
 }
 
 fn card_request(w: &mut World, method: &str, headers: &[(&str, &str)]) -> (u16, Vec<(String, String)>, Vec<u8>) {

@@ -7,7 +7,7 @@
 //! | `slow`          | `TASK_STATE_WORKING`, three appended chunks of one artifact about 0.7 s apart, then completed |
 //! | `message-only`  | a direct Message (no task)                                             |
 //! | a file part with bytes | a completed Task whose artifact `file` holds `received N bytes sha256 HEX` and the file back (the interop `file` check, tests/interop/CHECKS.md) |
-//! | `ticks N [MS [WAIT]]` | after `WAIT` ms, `N` appended chunks (`tick 1`, `tick 2`, ...) `MS` ms apart, then completed (for stream benchmarks; N ≤ 1,000,000, MS ≤ 10,000, WAIT ≤ 60,000) |
+//! | `ticks N [MS [WAIT]]` | after `WAIT` ms, `N` appended chunks (`tick 1`, `tick 2`, ...) `MS` ms apart, then completed (a resumed run goes on after the last stored tick; for stream benchmarks; N ≤ 1,000,000, MS ≤ 10,000, WAIT ≤ 60,000) |
 //! | anything else   | a completed Task with one artifact echoing the text                    |
 
 use crate::agent::{agent_text, text_part, AgentExecutor, EventSink, RequestContext};
@@ -52,6 +52,15 @@ impl AgentExecutor for EchoAgent {
                         .collect();
                     let done = (0..=SLOW.len()).rev().find(|k| SLOW[..*k].concat() == sent).unwrap_or(0);
                     slow(&ctx, &events, delay, done).await;
+                } else if let Some((n, ms, _)) = text.strip_prefix("ticks ").and_then(|_| parse_ticks(&text)) {
+                    // The ticks the old run got out are in the stored artifact: go on after them.
+                    let done = ctx
+                        .task
+                        .iter()
+                        .flat_map(|t| t.artifacts.iter().filter(|a| a.artifact_id == "ticks"))
+                        .map(|a| a.parts.len())
+                        .sum::<usize>();
+                    ticks(&ctx, &events, n, ms, u32::try_from(done).unwrap_or(u32::MAX)).await;
                 } else {
                     let _ = events.artifact(artifact("echo", &text), false, true);
                     let _ = events.status(v1::TaskState::Completed, None);
@@ -83,22 +92,7 @@ impl AgentExecutor for EchoAgent {
                     Some((n, ms, wait)) => {
                         let _ = events.status(v1::TaskState::Working, None);
                         smol::Timer::after(Duration::from_millis(wait)).await;
-                        for i in 0..n {
-                            if ms > 0 {
-                                smol::Timer::after(Duration::from_millis(ms)).await;
-                            } else if i % 64 == 0 {
-                                // Let the engine and the connections run between bursts.
-                                smol::future::yield_now().await;
-                            }
-                            if ctx.cancel.is_canceled() {
-                                return;
-                            }
-                            // A refused event (the task was canceled meanwhile) ends the run.
-                            if events.artifact(artifact("ticks", &format!("tick {}", i + 1)), i > 0, i + 1 == n).is_err() {
-                                return;
-                            }
-                        }
-                        let _ = events.status(v1::TaskState::Completed, None);
+                        ticks(&ctx, &events, n, ms, 0).await;
                     }
                     None => {
                         let question =
@@ -135,6 +129,26 @@ fn parse_ticks(text: &str) -> Option<(u32, u64, u64)> {
     let ms: u64 = it.next().unwrap_or("0").parse().ok().filter(|ms| *ms <= 10_000)?;
     let wait: u64 = it.next().unwrap_or("0").parse().ok().filter(|w| *w <= 60_000)?;
     it.next().is_none().then_some((n, ms, wait))
+}
+
+/// Ticks `from + 1` to `n` of `ticks N MS`, `ms` apart, then completes the task.
+async fn ticks(ctx: &RequestContext, events: &EventSink, n: u32, ms: u64, from: u32) {
+    for i in from..n {
+        if ms > 0 {
+            smol::Timer::after(Duration::from_millis(ms)).await;
+        } else if i % 64 == 0 {
+            // Let the engine and the connections run between bursts.
+            smol::future::yield_now().await;
+        }
+        if ctx.cancel.is_canceled() {
+            return;
+        }
+        // A refused event (the task was canceled meanwhile) ends the run.
+        if events.artifact(artifact("ticks", &format!("tick {}", i + 1)), i > 0, i + 1 == n).is_err() {
+            return;
+        }
+    }
+    let _ = events.status(v1::TaskState::Completed, None);
 }
 
 /// The chunks of `slow`.

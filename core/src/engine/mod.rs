@@ -248,6 +248,10 @@ pub enum Output {
         /// The protocol version of the call that created the config.
         version: crate::version::ProtocolVersion,
     },
+    /// Forget these queued webhook deliveries (numbers of [`crate::webhook::Deliveries`])
+    /// before their first attempt: the events they carry were never kept, because another
+    /// server changed their task first (see [`StoreReply::Conflict`]).
+    DropWebhooks(Vec<u64>),
 }
 
 /// Who may see which task: a policy that may carry state (a tenant table, an ACL cache).

@@ -332,7 +332,14 @@ impl Engine {
                     } else {
                         event.clone()
                     };
-                    self.out.push_back(Output::Webhook { config: p.config.clone(), event, version: p.version });
+                    let o = Output::Webhook { config: p.config.clone(), event, version: p.version };
+                    if self.store.is_external() {
+                        // Queued at once, so the delivery is written in the batch of its
+                        // event: a server that dies between the two loses neither.
+                        self.ext.released.push_back(o);
+                    } else {
+                        self.out.push_back(o);
+                    }
                 }
             }
         }

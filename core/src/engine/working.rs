@@ -468,6 +468,18 @@ impl Engine {
                     ErrorKind::Internal,
                     "the task was changed by another server since this one read it; the change was not kept, try again",
                 );
+                // The deliveries of the refused events go with them (none was attempted:
+                // attempts wait for the write).
+                let of_stale = |q: &Queued| q.queue.split('\u{0}').next().is_some_and(|t| stale.contains(t));
+                let mut dropped: Vec<u64> = w.webhooks_queued.iter().filter(|q| of_stale(q)).map(|q| q.seq).collect();
+                w.webhooks_queued.retain(|q| !of_stale(q));
+                if let Storage::External(cache) = &mut self.store {
+                    dropped.extend(cache.webhooks.iter().filter(|(_, q)| q.as_ref().is_some_and(&of_stale)).map(|(seq, _)| *seq));
+                    cache.webhooks.retain(|_, q| !q.as_ref().is_some_and(&of_stale));
+                }
+                if !dropped.is_empty() {
+                    self.ext.released.push_back(Output::DropWebhooks(dropped));
+                }
                 self.write_refused(w, &stale, err);
                 for id in &stale {
                     if let Storage::External(cache) = &mut self.store {

@@ -752,6 +752,11 @@ impl Service {
                 }
                 Err(e) => self.log.log(Level::Error, &format!("webhook for task {} not encoded: {e}", config.task_id)),
             },
+            engine::Output::DropWebhooks(seqs) => {
+                for seq in seqs {
+                    self.deliveries.discard(seq);
+                }
+            }
         }
     }
 }
