@@ -1,7 +1,7 @@
 //! `a2a-wire`: serve the demo echo agent, or talk to any A2A agent.
 //!
 //! ```text
-//! a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--lease-seconds N] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
+//! a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--lease-seconds N] [--no-resume] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE]
 //! a2a-wire card URL [--json]
 //! a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding B] [--version V] [--timeout S] [--json]
 //! a2a-wire get URL TASK_ID [--history N] [--json]
@@ -35,7 +35,7 @@ use std::sync::Arc;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage:
-  a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--lease-seconds N] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE] [--v03-file-bytes base64|raw]
+  a2a-wire serve [--addr 127.0.0.1:7420] [--public-url URL] [--store FILE|memory|postgres://USER[:PASS]@HOST:PORT/DB] [--cache-mb N] [--retain DURATION] [--lease-seconds N] [--no-resume] [--allow-private-webhooks] [--allow-webhook HOST|NET]... [--bearer-tokens FILE] [--tls-cert FILE --tls-key FILE] [--ca-file FILE] [--v03-file-bytes base64|raw]
   a2a-wire card URL [--json]
   a2a-wire send URL TEXT [--stream] [--task ID] [--context ID] [--binding jsonrpc|rest|grpc] [--version 1.0|0.3] [--header NAME:VALUE] [--timeout SECONDS] [--json]
   a2a-wire get URL TASK_ID [--history N] [...]
@@ -66,7 +66,8 @@ older; by default every task is kept. Several servers may share one PostgreSQL d
 behind a load balancer (--public-url naming it): any of them answers any call, and events
 reach subscribers on every one; the server running a task holds a lease on it
 (--lease-seconds, default 15) and when it dies another takes the task over after the lease
-and resumes its run.
+and resumes its run. --no-resume fails a task whose run was lost (a restart, a dead
+server) instead of resuming it, with a status message saying why.
 Agent Card signatures (ES256, EdDSA): serve --card-key FILE (a private JWK, or a PKCS#8
 PEM key with --card-kid) signs the card it serves; clients given --card-keys JWKS check
 the card's signature, and --require-signed-card refuses an unsigned one. sign-card and
@@ -81,7 +82,8 @@ struct Args {
     options: Vec<(String, Option<String>)>,
 }
 
-const FLAGS: &[&str] = &["--json", "--stream", "--allow-private-webhooks", "--help", "--require-signed-card", "--spec-form-only"];
+const FLAGS: &[&str] =
+    &["--json", "--stream", "--allow-private-webhooks", "--no-resume", "--help", "--require-signed-card", "--spec-form-only"];
 
 impl Args {
     fn parse(raw: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -184,6 +186,7 @@ const SERVE_OPTIONS: &[&str] = &[
     "--cache-mb",
     "--retain",
     "--lease-seconds",
+    "--no-resume",
     "--allow-private-webhooks",
     "--allow-webhook",
     "--bearer-tokens",
@@ -476,6 +479,7 @@ async fn serve(args: &Args) -> Result<(), Failure> {
     config.tls = tls.as_ref().map(|(t, _, _)| t.clone());
     config.webhooks.tls = ca_file(args)?;
     config.webhooks.allow_private = args.flag("--allow-private-webhooks");
+    config.resume_lost_runs = !args.flag("--no-resume");
     config.v03_file_bytes = v03_file_bytes(args)?;
     // Receivers the SSRF guard lets through although not public (local development), one
     // host, address or CIDR network per option; the guard stays on for everything else.

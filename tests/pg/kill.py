@@ -12,6 +12,9 @@ first server dies with its deliveries queued. Then:
   after the last stored tick), each once: ticks 1 to 40 in order, and last the task's
   COMPLETED status.
 
+Then the same kill on two servers started with `--no-resume`: the task fails on the second
+server within the lease plus a bound, its status message saying why.
+
 usage: kill.py A2A_BINARY ADMIN_URL
 """
 
@@ -19,33 +22,15 @@ import http.server
 import json
 import re
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 A2A, ADMIN = sys.argv[1], sys.argv[2]
 LEASE = 2
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    return s.getsockname()[1]
-
-
-def rpc(port, method, params, timeout=10):
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/a2a/jsonrpc",
-        json.dumps(body).encode(),
-        {"Content-Type": "application/json", "A2A-Version": "1.0"},
-    )
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        return json.load(r)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import free_port, fresh_database, rpc, serve  # noqa: E402
 
 
 killed = threading.Event()
@@ -84,10 +69,7 @@ def describe(event):
 
 
 def main():
-    db = ADMIN.rsplit("/", 1)[0] + "/a2a_kill"
-    env = dict(os.environ, PGOPTIONS="-c client_min_messages=warning")
-    subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", ADMIN, "-c", "DROP DATABASE IF EXISTS a2a_kill", "-c",
-                    "CREATE DATABASE a2a_kill"], check=True, env=env)
+    db = fresh_database(ADMIN, "a2a_kill")
     receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     hook = f"http://127.0.0.1:{receiver.server_address[1]}/webhook"
@@ -97,17 +79,8 @@ def main():
         ports = []
         for name in ("a", "b"):
             port = free_port()
-            log = open(os.path.join(work, f"{name}.log"), "w+")
-            p = subprocess.Popen([A2A, "serve", "--addr", f"127.0.0.1:{port}", "--store", db, "--lease-seconds", str(LEASE),
-                                  "--allow-private-webhooks"], stdout=log, stderr=log)
-            servers.append((p, log))
-            for _ in range(100):
-                log.seek(0)
-                if "echo agent on" in log.read():
-                    break
-                time.sleep(0.1)
-            else:
-                sys.exit(f"server {name} did not start")
+            servers.append(serve(A2A, port, db, ["--lease-seconds", str(LEASE), "--allow-private-webhooks"],
+                                 os.path.join(work, f"{name}.log")))
             ports.append(port)
         a = rpc(ports[0], "SendMessage", {
             "message": {"messageId": "kill-1", "role": "ROLE_USER", "parts": [{"text": "ticks 40 250"}]},
@@ -153,4 +126,41 @@ def main():
         receiver.shutdown()
 
 
+def no_resume():
+    """Two servers with --no-resume: the task of the killed one fails on the other, saying why."""
+    db = fresh_database(ADMIN, "a2a_kill_noresume")
+    work = tempfile.mkdtemp(prefix="a2a-kill-")
+    servers = []
+    try:
+        ports = [free_port(), free_port()]
+        for name, port in zip("ab", ports):
+            servers.append(serve(A2A, port, db, ["--lease-seconds", str(LEASE), "--no-resume"],
+                                 os.path.join(work, f"{name}.log"))[0])
+        a = rpc(ports[0], "SendMessage", {
+            "message": {"messageId": "kill-2", "role": "ROLE_USER", "parts": [{"text": "ticks 40 250"}]},
+            "configuration": {"returnImmediately": True}})
+        task = a["result"]["task"]["id"]
+        time.sleep(1)
+        servers[0].kill()
+        servers[0].wait()
+        died = time.time()
+        status = {}
+        while time.time() - died < 20:
+            status = rpc(ports[1], "GetTask", {"id": task}).get("result", {}).get("status", {})
+            if status.get("state") == "TASK_STATE_FAILED":
+                break
+            time.sleep(0.2)
+        after = time.time() - died
+        said = " ".join(p.get("text", "") for p in status.get("message", {}).get("parts", []))
+        assert status.get("state") == "TASK_STATE_FAILED", f"the task did not fail after its server was killed: {status}"
+        assert "does not resume" in said, f"the failure does not say why: {status}"
+        assert after <= LEASE + 10, f"failed {after:.1f} s after the kill"
+        print(f"kill -9 with --no-resume: the task failed on the other server {after:.1f} s after the kill: {said!r}")
+    finally:
+        for p in servers:
+            p.kill()
+            p.wait()
+
+
 main()
+no_resume()

@@ -17,31 +17,12 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 
 A2A = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLUSTER = os.path.join(HERE, "cluster.sh")
-
-
-def free_port():
-    import socket
-
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    return s.getsockname()[1]
-
-
-def rpc(port, method, params, timeout=30):
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    req = urllib.request.Request(
-        f"http://127.0.0.1:{port}/a2a/jsonrpc",
-        json.dumps(body).encode(),
-        {"Content-Type": "application/json", "A2A-Version": "1.0"},
-    )
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        return json.load(r)
+sys.path.insert(0, HERE)
+from harness import free_port, rpc, serve  # noqa: E402
 
 
 def reason(answer):
@@ -61,15 +42,7 @@ def main():
     try:
         url = open(os.path.join(cluster, "url")).read().strip()
         port = free_port()
-        log = open(os.path.join(work, "serve.log"), "w+")
-        server = subprocess.Popen([A2A, "serve", "--addr", f"127.0.0.1:{port}", "--store", url], stdout=log, stderr=log)
-        for _ in range(100):
-            log.seek(0)
-            if "echo agent on" in log.read():
-                break
-            time.sleep(0.1)
-        else:
-            sys.exit("the server did not start")
+        server, _ = serve(A2A, port, url, log_path=os.path.join(work, "serve.log"))
 
         phase = {"now": "up"}
         acked = []  # (phase, task id)
@@ -84,7 +57,7 @@ def main():
                 p = phase["now"]
                 msg = {"messageId": f"c{n}-{i}", "role": "ROLE_USER", "parts": [{"text": f"hello {n} {i}"}]}
                 try:
-                    a = rpc(port, "SendMessage", {"message": msg})
+                    a = rpc(port, "SendMessage", {"message": msg}, timeout=30)
                 except Exception as e:  # a refused connection, a timeout
                     with lock:
                         errors.append((p, f"transport: {e}"))
@@ -146,7 +119,7 @@ def main():
         # Every acknowledged message is in the database, completed.
         missing = []
         for _, task_id in acked:
-            a = rpc(port, "GetTask", {"id": task_id})
+            a = rpc(port, "GetTask", {"id": task_id}, timeout=30)
             if a.get("result", {}).get("status", {}).get("state") != "TASK_STATE_COMPLETED":
                 missing.append((task_id, a))
         assert not missing, f"{len(missing)} acknowledged tasks lost: {missing[:2]}"

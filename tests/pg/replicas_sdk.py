@@ -13,8 +13,9 @@ replicas: per binding,
 - a cancel from a third replica ends the stream on the first with CANCELED;
 - GetTask and ListTasks from each of three replicas see the tasks.
 
-The balancer's counts show every replica relayed connections. Every process is bounded by a
-timeout and killed at the end; everything listens on 127.0.0.1.
+The balancer's counts show every replica relayed connections (tests/pg/harness.py starts the
+replicas and the balancer). Every process is bounded by a timeout and killed at the end;
+everything listens on 127.0.0.1.
 
 usage: replicas_sdk.py A2A_BINARY BALANCER_BINARY ADMIN_URL
 """
@@ -22,18 +23,14 @@ usage: replicas_sdk.py A2A_BINARY BALANCER_BINARY ADMIN_URL
 import asyncio
 import json
 import os
-import socket
-import subprocess
 import sys
-import tempfile
-import threading
-import time
-import urllib.request
 import uuid
 
 import grpc.aio
 import httpx
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Replicas  # noqa: E402
 from a2a.types.a2a_pb2 import (
     AgentCard,
     CancelTaskRequest,
@@ -49,12 +46,6 @@ from a2a.types.a2a_pb2 import (
 
 A2A, BALANCER, ADMIN = sys.argv[1], sys.argv[2], sys.argv[3]
 TIMEOUT = 30
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    return s.getsockname()[1]
 
 
 def user(text):
@@ -205,45 +196,8 @@ async def run_binding(card, binding, lb):
 
 
 def main():
-    db = ADMIN.rsplit("/", 1)[0] + "/a2a_replicas"
-    env = dict(os.environ, PGOPTIONS="-c client_min_messages=warning")
-    subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", ADMIN, "-c", "DROP DATABASE IF EXISTS a2a_replicas", "-c",
-                    "CREATE DATABASE a2a_replicas"], check=True, env=env)
-    work = tempfile.mkdtemp(prefix="a2a-replicas-")
-    lb = free_port()
-    procs = []
-    try:
-        ports = []
-        for n in range(3):
-            port = free_port()
-            log = open(os.path.join(work, f"r{n}.log"), "w+")
-            p = subprocess.Popen([A2A, "serve", "--addr", f"127.0.0.1:{port}", "--store", db,
-                                  "--public-url", f"http://127.0.0.1:{lb}"], stdout=log, stderr=log)
-            procs.append(p)
-            for _ in range(100):
-                log.seek(0)
-                if "echo agent on" in log.read():
-                    break
-                time.sleep(0.1)
-            else:
-                sys.exit(f"replica {n} did not start")
-            ports.append(port)
-        bal = subprocess.Popen([BALANCER, f"127.0.0.1:{lb}"] + [f"127.0.0.1:{p}" for p in ports], stdout=subprocess.PIPE,
-                               text=True)
-        procs.append(bal)
-        assert bal.stdout.readline().startswith("listening on"), "the balancer did not start"
-        counts = {"last": None}
-
-        def read_counts():
-            for line in bal.stdout:
-                if line.startswith("relayed"):
-                    counts["last"] = [int(x) for x in line.split()[1:]]
-
-        threading.Thread(target=read_counts, daemon=True).start()
-        # The card, from the first replica directly (it names the balancer).
-        card_json = json.load(urllib.request.urlopen(f"http://127.0.0.1:{ports[0]}/.well-known/agent-card.json", timeout=10))
-        urls = {i["url"] for i in card_json["supportedInterfaces"]}
-        assert all(f"127.0.0.1:{lb}" in u for u in urls), f"the card names the replica, not the balancer: {urls}"
+    with Replicas(A2A, BALANCER, ADMIN, "a2a_replicas") as r:
+        lb, ports = r.lb, r.ports
 
         async def go():
             async with httpx.AsyncClient(timeout=TIMEOUT) as h:
@@ -254,16 +208,11 @@ def main():
             return out
 
         results = asyncio.run(go())
-        time.sleep(0.3)
-        relayed = counts["last"]
+        relayed = r.relayed()
         assert relayed and all(n >= 5 for n in relayed), f"not every replica served: relayed {relayed}"
         for b, notes in results.items():
             print(f"  {b}: " + "; ".join(notes))
         print(f"three replicas behind a balancer, a2a-sdk clients on every v1.0 binding: connections per replica {relayed}")
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
 
 
 main()

@@ -10,26 +10,20 @@ usage: soak.py A2A_BINARY BALANCER_BINARY ADMIN_URL
 
 import json
 import os
-import socket
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
 
 import httpx
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Replicas  # noqa: E402
+
 A2A, BALANCER, ADMIN = sys.argv[1], sys.argv[2], sys.argv[3]
 SECONDS = float(os.environ.get("SOAK_SECONDS", "60"))
 CLIENTS = 6
 TICKS = 15
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    return s.getsockname()[1]
 
 
 def events(response):
@@ -69,32 +63,8 @@ def check(kind, evs, first_tick):
 
 
 def main():
-    db = ADMIN.rsplit("/", 1)[0] + "/a2a_soak"
-    env = dict(os.environ, PGOPTIONS="-c client_min_messages=warning")
-    subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", ADMIN, "-c", "DROP DATABASE IF EXISTS a2a_soak", "-c",
-                    "CREATE DATABASE a2a_soak"], check=True, env=env)
-    work = tempfile.mkdtemp(prefix="a2a-soak-")
-    lb = free_port()
-    procs = []
-    try:
-        ports = []
-        for n in range(3):
-            port = free_port()
-            log = open(os.path.join(work, f"r{n}.log"), "w+")
-            procs.append(subprocess.Popen([A2A, "serve", "--addr", f"127.0.0.1:{port}", "--store", db,
-                                           "--public-url", f"http://127.0.0.1:{lb}"], stdout=log, stderr=log))
-            for _ in range(100):
-                log.seek(0)
-                if "echo agent on" in log.read():
-                    break
-                time.sleep(0.1)
-            else:
-                sys.exit(f"replica {n} did not start")
-            ports.append(port)
-        bal = subprocess.Popen([BALANCER, f"127.0.0.1:{lb}"] + [f"127.0.0.1:{p}" for p in ports],
-                               stdout=subprocess.PIPE, text=True)
-        procs.append(bal)
-        assert bal.stdout.readline().startswith("listening on"), "the balancer did not start"
+    with Replicas(A2A, BALANCER, ADMIN, "a2a_soak") as r:
+        lb = r.lb
         url = f"http://127.0.0.1:{lb}/a2a/jsonrpc"
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream", "A2A-Version": "1.0"}
         deadline = time.time() + SECONDS
@@ -158,10 +128,6 @@ def main():
         assert not stats["problems"], f"{len(stats['problems'])} problems: {stats['problems'][:5]}"
         print(f"soak {SECONDS:.0f} s, 3 replicas, {CLIENTS} clients: {stats['tasks']} tasks, {stats['events']} events "
               f"on streams and subscriptions, none lost, duplicated or out of order")
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
 
 
 main()

@@ -417,3 +417,39 @@ fn the_deliveries_of_events_whose_write_met_another_engines_change_are_dropped()
     assert!(batches[1..].iter().all(|b| b.webhooks_queued.iter().all(|q| q.seq != 101)), "never written again");
     assert!(a.engine.webhook_durable(101), "nothing waits for it");
 }
+
+#[test]
+fn a_task_claimed_for_an_agent_that_does_not_resume_runs_fails_with_the_reason() {
+    let store = shared();
+    let clock = Rc::new(Cell::new(1_700_000_000_000));
+    let lease = Some(Duration::from_secs(6));
+    let config = EngineConfig { event_epoch: Some(EPOCH), lease, resume_lost_runs: false, ..EngineConfig::default() };
+    let mut a = Replica::configured(&store, 1, config.clone(), &clock);
+    let mut b = Replica::configured(&store, 2, config, &clock);
+    let (_, out) = a.call(Request::SendStreamingMessage(send("m1")));
+    let exec = execution(&out);
+    a.agent(&exec.task_id, status(TaskState::Working));
+    drop(a);
+    // After A's lease runs out B claims the task: no run starts, the task fails, saying why.
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        clock.set(clock.get() + 100);
+        seen.extend(b.timers());
+        if store.borrow().get(&exec.task_id).and_then(|t| t.record.state()) == Some(TaskState::Failed) {
+            break;
+        }
+    }
+    assert!(!seen.iter().any(|o| matches!(o, Output::Execute(_))), "no run resumed: {seen:?}");
+    let stored = store.borrow().get(&exec.task_id).cloned().expect("the task is stored");
+    assert_eq!(stored.record.state(), Some(TaskState::Failed), "the claimed task failed");
+    let said: String = stored
+        .record
+        .task
+        .status
+        .and_then(|s| s.message)
+        .map(|m| {
+            m.parts.iter().filter_map(|p| if let Some(v1::part::Content::Text(t)) = &p.content { Some(t.clone()) } else { None }).collect()
+        })
+        .unwrap_or_default();
+    assert!(said.contains("does not resume"), "the status message says why: {said:?}");
+}

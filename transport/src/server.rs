@@ -69,6 +69,11 @@ pub struct ServerConfig {
     /// loses its tasks to another after this; `None`: no leases (runs lost with a server are
     /// resumed only when a server opens the store). Ignored for stores of one server.
     pub lease: Option<std::time::Duration>,
+    /// Whether the agent resumes a run lost with its server (after a restart, or taken over
+    /// from a server that died): `true` by default (the agent gets a run with
+    /// `RequestContext::resumed`); `false` fails such tasks with a status message saying why
+    /// (`a2a-wire serve --no-resume`).
+    pub resume_lost_runs: bool,
     /// Frames a stream may have waiting for a slow client before it is cut off (the client
     /// then resubscribes and starts again from the current task).
     pub stream_queue: usize,
@@ -101,6 +106,7 @@ impl ServerConfig {
             cache_bytes: 64 << 20,
             retention: None,
             lease: Some(DEFAULT_LEASE),
+            resume_lost_runs: true,
             stream_queue: 1024,
             log: stderr_log(),
             tls: None,
@@ -237,6 +243,7 @@ impl Server {
         service_config.v03_file_bytes = config.v03_file_bytes;
         service_config.engine.cache_bytes = config.cache_bytes;
         service_config.engine.retention = config.retention;
+        service_config.engine.resume_lost_runs = config.resume_lost_runs;
         let (storage, external) = store.into().split();
         service_config.engine.event_epoch = external.as_ref().and_then(|e| e.event_epoch());
         // Leases only over a store that several servers share (one that keeps events).

@@ -310,6 +310,11 @@ pub struct EngineConfig {
     /// `resumed`). Lost runs are then never resumed at start: they are claimed when their
     /// lease runs out. `None` (the default): no leases (one server per store).
     pub lease: Option<core::time::Duration>,
+    /// Whether the agent can resume a run lost with its server (after a restart, or claimed
+    /// from a server that died): `true` (the default) starts a new run with `resumed`;
+    /// `false` fails such a task instead, with a status message saying why, so that no task
+    /// stays `WORKING` for ever behind an agent that cannot pick its work up again.
+    pub resume_lost_runs: bool,
 }
 
 impl core::fmt::Debug for EngineConfig {
@@ -324,6 +329,7 @@ impl core::fmt::Debug for EngineConfig {
             .field("retention", &self.retention)
             .field("event_epoch", &self.event_epoch)
             .field("lease", &self.lease)
+            .field("resume_lost_runs", &self.resume_lost_runs)
             .finish_non_exhaustive()
     }
 }
@@ -341,6 +347,7 @@ impl Default for EngineConfig {
             retention: None,
             event_epoch: None,
             lease: None,
+            resume_lost_runs: true,
         }
     }
 }

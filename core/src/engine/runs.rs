@@ -21,7 +21,7 @@ impl Engine {
     }
 
     /// Starts a new run for each of these tasks (in memory) that is `SUBMITTED` or
-    /// `WORKING` without one.
+    /// `WORKING` without one (or, when the agent does not resume runs, fails the task).
     pub(super) fn resume_runs(&mut self, ids: Vec<String>) -> usize {
         let lost: Vec<(String, String, String, Option<String>, v1::Message)> = ids
             .iter()
@@ -52,6 +52,12 @@ impl Engine {
                 version: crate::version::ProtocolVersion::V1_0,
             };
             self.insert_run(&task_id, entry);
+            if !self.config.resume_lost_runs {
+                let why = "the server running this task stopped before it finished, and this agent does not resume interrupted runs";
+                let now = self.now;
+                self.handle_run_end(run, RunEnd::Failed(String::from(why)), now);
+                continue;
+            }
             self.out.push_back(Output::Execute(Execution {
                 id: run,
                 task_id,
