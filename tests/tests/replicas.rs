@@ -387,7 +387,8 @@ fn the_deliveries_of_events_whose_write_met_another_engines_change_are_dropped()
     a.agent(&exec.task_id, status(TaskState::Working));
     b.call(Request::CancelTask(v1::CancelTaskRequest { id: exec.task_id.clone(), ..Default::default() }));
     // A's run publishes before A hears of the cancel. Its delivery is queued at once (as the
-    // service does with the engine's webhook output), then the write with both is refused.
+    // service does with the engine's webhook output), then the write with both is refused;
+    // a second event published meanwhile loses its webhook output too.
     let now = a.tick();
     a.engine.handle_agent(exec.id, artifact(1), now).expect("accepted (A does not know yet)");
     let (mut out, mut batches, mut seq) = (Vec::new(), Vec::<WriteBatch>::new(), 100);
@@ -404,6 +405,11 @@ fn the_deliveries_of_events_whose_write_met_another_engines_change_are_dropped()
         } else if let Some(r) = a.engine.poll_store() {
             if let StoreRequest::Write { batch, .. } = &r {
                 batches.push(batch.clone());
+                if batches.len() == 1 {
+                    // While that write is out, the run publishes again; the refusal comes
+                    // before the service took this event's webhook output.
+                    a.engine.handle_agent(exec.id, artifact(2), now).expect("accepted (A does not know yet)");
+                }
             }
             let reply = store.borrow_mut().answer(r);
             let _ = a.engine.handle_store(reply, now);
@@ -411,7 +417,7 @@ fn the_deliveries_of_events_whose_write_met_another_engines_change_are_dropped()
             break;
         }
     }
-    assert_eq!(seq, 101, "one delivery, for the artifact: {out:?}");
+    assert_eq!(seq, 101, "one delivery queued, for the first artifact; the second's output was dropped: {out:?}");
     assert!(batches.first().is_some_and(|b| b.webhooks_queued.iter().any(|q| q.seq == 101)), "written with its event");
     assert!(out.iter().any(|o| matches!(o, Output::DropWebhooks(s) if s == &[101])), "dropped with the refused event: {out:?}");
     assert!(batches[1..].iter().all(|b| b.webhooks_queued.iter().all(|q| q.seq != 101)), "never written again");

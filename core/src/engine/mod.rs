@@ -238,7 +238,11 @@ pub enum Output {
         task_id: String,
     },
     /// POST this event to this webhook (§4.3.3); encode it with
-    /// [`crate::webhook::request`] for `version`.
+    /// [`crate::webhook::request`] for `version`. With an external store this comes out as
+    /// soon as the event is published, before the write that keeps the event: queue the
+    /// delivery, hand its [`crate::webhook::Change`]s to [`Engine::webhook_changed`] at once
+    /// (it is then written with its event) and attempt it only once
+    /// [`Engine::webhook_durable`] says so, as [`crate::service::Service`] does.
     Webhook {
         /// The config (url, token, authentication).
         config: v1::TaskPushNotificationConfig,

@@ -39,7 +39,7 @@ impl Engine {
                 (task.id.clone(), task.context_id.clone(), t.tenant.clone(), t.owner.clone(), message)
             })
             .collect();
-        let n = lost.len();
+        let mut started = 0;
         for (task_id, context_id, tenant, owner, message) in lost {
             let run = self.new_run_id();
             let entry = Run {
@@ -68,8 +68,9 @@ impl Engine {
                 metadata: None,
                 resumed: true,
             }));
+            started += 1;
         }
-        n
+        started
     }
 
     /// A client went away: its call (a stream, or a unary call still waiting for its task to

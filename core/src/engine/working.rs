@@ -468,18 +468,7 @@ impl Engine {
                     ErrorKind::Internal,
                     "the task was changed by another server since this one read it; the change was not kept, try again",
                 );
-                // The deliveries of the refused events go with them (none was attempted:
-                // attempts wait for the write).
-                let of_stale = |q: &Queued| q.queue.split('\u{0}').next().is_some_and(|t| stale.contains(t));
-                let mut dropped: Vec<u64> = w.webhooks_queued.iter().filter(|q| of_stale(q)).map(|q| q.seq).collect();
-                w.webhooks_queued.retain(|q| !of_stale(q));
-                if let Storage::External(cache) = &mut self.store {
-                    dropped.extend(cache.webhooks.iter().filter(|(_, q)| q.as_ref().is_some_and(&of_stale)).map(|(seq, _)| *seq));
-                    cache.webhooks.retain(|_, q| !q.as_ref().is_some_and(&of_stale));
-                }
-                if !dropped.is_empty() {
-                    self.ext.released.push_back(Output::DropWebhooks(dropped));
-                }
+                self.drop_unwritten_deliveries(&stale, Some(&mut w));
                 self.write_refused(w, &stale, err);
                 for id in &stale {
                     if let Storage::External(cache) = &mut self.store {
@@ -556,16 +545,17 @@ impl Engine {
                 if self.ext.renewing.take_if(|r| *r == id).is_none() {
                     return Ok(());
                 }
-                for t in lost {
-                    // Another server claimed it (this one could not renew in time): its run
-                    // and copy here are stale.
-                    if self.runs.contains_key(&t) {
-                        if let Storage::External(cache) = &mut self.store {
-                            cache.remove(&t);
-                        }
-                        self.events.evict(&t, true);
-                        self.drop_stale(&t);
+                let lost: BTreeSet<String> = lost.into_iter().filter(|t| self.runs.contains_key(t)).collect();
+                // Another server claimed them (this one could not renew in time): their runs,
+                // copies, unwritten events and deliveries here are stale.
+                self.drop_unwritten_deliveries(&lost, None);
+                for t in &lost {
+                    if let Storage::External(cache) = &mut self.store {
+                        cache.remove(t);
+                        cache.events.retain(|e| &e.task_id != t);
                     }
+                    self.events.evict(t, true);
+                    self.drop_stale(t);
                 }
                 Ok(())
             }
@@ -644,6 +634,28 @@ impl Engine {
                 }
                 Err(error)
             }
+        }
+    }
+
+    /// Another server owns `tasks` now, so the events of theirs not written here never will
+    /// be: their deliveries go too (none was attempted, attempts wait for the write). Out of
+    /// the write `w` (refused), out of the cache, and the webhook outputs the service has not
+    /// taken yet (published after the last write was cut, so theirs are among the unwritten
+    /// events); those the service queued are discarded there ([`Output::DropWebhooks`]).
+    fn drop_unwritten_deliveries(&mut self, tasks: &BTreeSet<String>, w: Option<&mut Writing>) {
+        let of = |q: &Queued| q.queue.split('\u{0}').next().is_some_and(|t| tasks.contains(t));
+        let mut dropped = Vec::new();
+        if let Some(w) = w {
+            dropped.extend(w.webhooks_queued.iter().filter(|q| of(q)).map(|q| q.seq));
+            w.webhooks_queued.retain(|q| !of(q));
+        }
+        if let Storage::External(cache) = &mut self.store {
+            dropped.extend(cache.webhooks.iter().filter(|(_, q)| q.as_ref().is_some_and(&of)).map(|(seq, _)| *seq));
+            cache.webhooks.retain(|_, q| !q.as_ref().is_some_and(&of));
+        }
+        self.ext.released.retain(|o| !matches!(o, Output::Webhook { config, .. } if tasks.contains(&config.task_id)));
+        if !dropped.is_empty() {
+            self.ext.released.push_back(Output::DropWebhooks(dropped));
         }
     }
 
