@@ -543,10 +543,14 @@ impl PgStore {
                 last.insert(e.task_id.as_bytes(), i64::try_from(e.seq).unwrap_or(i64::MAX));
             }
             let (ids, below): (Vec<&[u8]>, Vec<i64>) = last.into_iter().map(|(id, n)| (id, n.saturating_sub(keep))).unzip();
+            // Not a prepared statement: PostgreSQL's generic plan for a join on UNNEST of a
+            // parameter guesses its row count and scans the whole table (every write then
+            // cost more as the table grew); planned with the values, it uses the key.
             sqlx::query(
                 "DELETE FROM a2a_events e USING UNNEST($1::bytea[], $2::bigint[]) AS c(task_id, below)
                  WHERE e.task_id = c.task_id AND e.seq <= c.below",
             )
+            .persistent(false)
             .bind(ids)
             .bind(below)
             .execute(&mut *tx)
@@ -708,6 +712,7 @@ impl PgStore {
                  FROM UNNEST($2::bytea[], $3::bigint[], $4::bigint[]) AS c(old_owner, old_seq, new_seq)
                  WHERE w.owner = c.old_owner AND w.seq = c.old_seq",
             )
+            .persistent(false) // planned with the values (see the events' trim above)
             .bind(lease.owner.as_bytes())
             .bind(old_owner)
             .bind(old_seq)
