@@ -179,19 +179,14 @@ def bytes_per_task(admin):
             "tasks_bytes_per_task": sizes.get("a2a_tasks", 0) / max(1, tasks)}
 
 
-def subscriber(port, body, got, ready):
-    """Reads the SSE stream of a JSON-RPC request and notes the monotonic time of each tick."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("POST", "/a2a/jsonrpc", json.dumps(body), {"Content-Type": "application/json",
-                                                            "Accept": "text/event-stream", "A2A-Version": "1.0"})
-    r = conn.getresponse()
-    ready.set()
-    for raw in r:
+def read_ticks(response, got):
+    """Notes in `got` the monotonic time each `tick N` of an SSE response is read, until the
+    task's terminal status."""
+    for raw in response:
         line = raw.decode().strip()
         if line.startswith("data:"):
             now = time.monotonic()
-            ev = json.loads(line[5:])
-            res = ev.get("result", ev)
+            res = json.loads(line[5:]).get("result", {})
             art = res.get("artifactUpdate")
             if art:
                 for p in art["artifact"]["parts"]:
@@ -199,7 +194,17 @@ def subscriber(port, body, got, ready):
                         got[int(p["text"].split()[1])] = now
             st = (res.get("statusUpdate") or {}).get("status", {}).get("state")
             if st in ("TASK_STATE_COMPLETED", "TASK_STATE_CANCELED", "TASK_STATE_FAILED"):
-                break
+                return
+
+
+def subscriber(port, body, got, ready):
+    """Reads the SSE stream of a JSON-RPC request and notes the monotonic time of each tick."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("POST", "/a2a/jsonrpc", json.dumps(body), {"Content-Type": "application/json",
+                                                            "Accept": "text/event-stream", "A2A-Version": "1.0"})
+    r = conn.getresponse()
+    ready.set()
+    read_ticks(r, got)
     conn.close()
 
 
@@ -230,19 +235,7 @@ def event_latency(admin, ticks=400, every_ms=10):
         t = threading.Thread(target=subscriber, args=(b, sub, on_b, started))
         t.start()
         started.wait(10)
-        for raw in r:
-            line = raw.decode().strip()
-            if line.startswith("data:"):
-                now = time.monotonic()
-                res = json.loads(line[5:]).get("result", {})
-                art = res.get("artifactUpdate")
-                if art:
-                    for p in art["artifact"]["parts"]:
-                        if p.get("text", "").startswith("tick "):
-                            first[int(p["text"].split()[1])] = now
-                st = (res.get("statusUpdate") or {}).get("status", {}).get("state")
-                if st == "TASK_STATE_COMPLETED":
-                    break
+        read_ticks(r, first)
         conn.close()
         t.join(60)
         lat = sorted((on_b[k] - first[k]) * 1000 for k in first if k in on_b)
