@@ -6,12 +6,12 @@ THUMB := thumbv7em-none-eabihf
 FUZZ_SECONDS ?= 5
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: test deps fmt-check unit pg-test pg-replicas tokio-check oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
+.PHONY: test deps fmt-check unit pg-test pg-replicas tokio-check axum-test oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
 	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
 	node-build node-model node-check node-pack node-test bench-node bench-pg
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
-TEST_STEPS := deps fmt-check unit pg-test tokio-check oracle c-test py-test interop pg-replicas node-test nostd bench-build fuzz-smoke
+TEST_STEPS := deps fmt-check unit pg-test tokio-check axum-test oracle c-test py-test interop pg-replicas node-test nostd bench-build fuzz-smoke
 # One throwaway PostgreSQL cluster serves every step (A2A_PG_URL; A2A_PG_REQUIRED makes a
 # test that needs it fail instead of skipping); it is stopped however the run ends.
 test:
@@ -89,6 +89,11 @@ tokio-check:
 	@features=$$($(CARGO) tree --workspace -e features -i tokio 2>/dev/null | grep -oE 'tokio feature "[a-z-]+"' | sort -u); \
 	  echo "tokio features in the tree:" $$features; \
 	  if echo "$$features" | grep -qE '"(rt|rt-multi-thread|net|time|fs|process|signal)"'; then echo "a tokio runtime feature is on"; exit 1; fi
+
+# The transport's tower Service (feature `tower`) mounted in axum on tokio: tests/axum is a
+# workspace of its own (as fuzz/ is), so tokio's runtime never joins the main workspace.
+axum-test:
+	cd tests/axum && $(CARGO) test --locked --target-dir ../../target/axum
 
 # The v1.0 vectors against an independent implementation: Google's protobuf library with the
 # official Python SDK's generated classes (tests/python/protobuf_oracle.py).

@@ -46,11 +46,13 @@ pub fn engine_cycle(engine: &mut Engine, n: u64) {
         ..Default::default()
     };
     let artifact = v1::Artifact { artifact_id: "echo".into(), parts: reply.parts.clone(), ..Default::default() };
-    engine.handle_agent(run, AgentEvent::Artifact { artifact, append: false, last_chunk: true }, now).expect("the artifact is taken");
+    engine
+        .handle_agent(run, AgentEvent::Artifact { metadata: None, artifact, append: false, last_chunk: true }, now)
+        .expect("the artifact is taken");
     engine
         .handle_agent(
             run,
-            AgentEvent::Status(v1::TaskStatus { state: v1::TaskState::Completed as i32, message: Some(reply), timestamp: None }),
+            AgentEvent::status(v1::TaskStatus { state: v1::TaskState::Completed as i32, message: Some(reply), timestamp: None }),
             now,
         )
         .expect("the completion is taken");

@@ -48,9 +48,9 @@ fn serve(endpoint: &Endpoint, engine: &mut Engine, id: u64, req: &HttpRequest<'_
             Output::Execute(e) => {
                 let reply = v1::Message { message_id: format!("r-{id}"), role: 2, parts: e.message.parts.clone(), ..Default::default() };
                 let artifact = v1::Artifact { artifact_id: "echo".into(), parts: e.message.parts, ..Default::default() };
-                engine.handle_agent(e.id, AgentEvent::Artifact { artifact, append: false, last_chunk: true }, now).unwrap();
+                engine.handle_agent(e.id, AgentEvent::Artifact { metadata: None, artifact, append: false, last_chunk: true }, now).unwrap();
                 engine
-                    .handle_agent(e.id, AgentEvent::Status(v1::TaskStatus { state: 3, message: Some(reply), timestamp: None }), now)
+                    .handle_agent(e.id, AgentEvent::status(v1::TaskStatus { state: 3, message: Some(reply), timestamp: None }), now)
                     .unwrap();
                 engine.handle_run_end(e.id, a2a_wire::engine::RunEnd::Finished, now);
             }

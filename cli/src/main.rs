@@ -302,7 +302,7 @@ async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
         }
         "send" => {
             allow(&["--stream", "--task", "--context"])?;
-            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let client = connect(args, &pos(1, "URL")?).await?;
             let text = args.positional[2..].join(" ");
             if text.is_empty() {
                 return Err(Failure::Usage(String::from("missing TEXT")));
@@ -329,7 +329,7 @@ async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
         }
         "get" => {
             allow(&["--history"])?;
-            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let client = connect(args, &pos(1, "URL")?).await?;
             let history_length = match args.value("--history") {
                 Some(n) => Some(n.parse::<i32>().map_err(|_| Failure::Usage(format!("--history {n}: not a number")))?),
                 None => None,
@@ -340,7 +340,7 @@ async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
         }
         "list" => {
             allow(&["--context", "--state", "--page-size", "--page-token"])?;
-            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let client = connect(args, &pos(1, "URL")?).await?;
             let status = match args.value("--state") {
                 Some(s) => parse_state(s).ok_or_else(|| Failure::Usage(format!("--state {s}: not a task state")))? as i32,
                 None => 0,
@@ -363,14 +363,14 @@ async fn run(args: &Args, out: &Out) -> Result<(), Failure> {
         }
         "cancel" => {
             allow(&[])?;
-            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let client = connect(args, &pos(1, "URL")?).await?;
             let task = client.cancel_task(v1::CancelTaskRequest { id: pos(2, "TASK_ID")?, ..Default::default() }).await?;
             out.task(&task);
             Ok(())
         }
         "subscribe" => {
             allow(&[])?;
-            let mut client = connect(args, &pos(1, "URL")?).await?;
+            let client = connect(args, &pos(1, "URL")?).await?;
             let stream = client.subscribe_to_task(v1::SubscribeToTaskRequest { id: pos(2, "TASK_ID")?, ..Default::default() }).await?;
             follow(stream, out).await
         }

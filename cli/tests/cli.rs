@@ -200,7 +200,7 @@ fn serve_with_tls_declares_push_notifications_and_delivers_them_to_an_https_rece
     smol::block_on(async {
         let support =
             ClientSupport { bindings: vec![a2a_wire::card::Binding::JsonRpc], versions: vec![a2a_wire::version::ProtocolVersion::V1_0] };
-        let (mut client, card) = Client::connect_with(&format!("https://{addr}"), &support, options).await.unwrap();
+        let (client, card) = Client::connect_with(&format!("https://{addr}"), &support, options).await.unwrap();
         assert_eq!(card.capabilities.and_then(|c| c.push_notifications), Some(true), "the card declares push notifications");
         let message = |text: &str, task: &str| user_message(&format!("push-{text}-{task}"), text, task);
         let a2a_wire::client::Reply::Task(t) = client.send_message(message("need-input", "")).await.unwrap() else { panic!("a task") };
@@ -234,7 +234,7 @@ fn a_server_killed_mid_stream_loses_no_task_and_the_client_resubscribes() {
     let url = format!("http://{addr}");
     let mut server = serve(addr, &store);
     let (done_id, slow_id) = smol::block_on(async {
-        let (mut client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
+        let (client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
         let req = |text: &str, id: &str| user_message(id, text, "");
         let a2a_wire::client::Reply::Task(done) = client.send_message(req("kept", "m-kept")).await.unwrap() else { panic!() };
         let mut stream = client.send_streaming_message(req("slow", "m-slow")).await.unwrap();
@@ -254,7 +254,7 @@ fn a_server_killed_mid_stream_loses_no_task_and_the_client_resubscribes() {
 
     let _server = serve(addr, &store);
     smol::block_on(async {
-        let (mut client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
+        let (client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
         let kept = client.get_task(v1::GetTaskRequest { id: done_id, ..Default::default() }).await.unwrap();
         assert_eq!(kept.status.unwrap().state, v1::TaskState::Completed as i32);
         let mid = client.get_task(v1::GetTaskRequest { id: slow_id.clone(), ..Default::default() }).await.unwrap();
@@ -344,7 +344,7 @@ fn a_webhook_delivery_the_receiver_failed_is_retried_after_a_kill_and_restart_an
     .unwrap();
     let mut server = serve_with(addr, &store, &["--allow-webhook", "127.0.0.1"]);
     let task_id = smol::block_on(async {
-        let (mut client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
+        let (client, _) = Client::connect(&url, &ClientSupport::default()).await.unwrap();
         let message = |text: &str, task: &str| user_message(&format!("push-kill-{text}"), text, task);
         let a2a_wire::client::Reply::Task(t) = client.send_message(message("need-input", "")).await.unwrap() else { panic!("a task") };
         let task_id = t.task().id.clone();

@@ -220,7 +220,7 @@ fn a_store_of_300k_tasks_opens_at_once_in_bounded_memory_and_lists_every_page() 
 
         // Old tasks all over the store, read on every binding: each a load, the cache full.
         for binding in [Binding::JsonRpc, Binding::HttpJson, Binding::Grpc] {
-            let mut c = client(addr, binding.clone());
+            let c = client(addr, binding.clone());
             for i in (0..STORED).step_by(STORED / 2_000) {
                 let t = c.get_task(v1::GetTaskRequest { id: format!("task-{i:06}"), ..Default::default() }).await.unwrap();
                 assert_eq!((t.id, t.context_id), (format!("task-{i:06}"), format!("ctx-{}", i % CONTEXTS)), "{binding:?}");
@@ -261,7 +261,7 @@ fn under_a_bounded_load_of_new_tasks_memory_levels_off_and_the_wal_stays_bounded
             .map(|conn| {
                 std::thread::spawn(move || {
                     smol::block_on(async {
-                        let mut c = client(addr, Binding::JsonRpc);
+                        let c = client(addr, Binding::JsonRpc);
                         for n in 0..PER_ROUND {
                             let req = v1::SendMessageRequest {
                                 message: Some(v1::Message {

@@ -734,7 +734,14 @@ impl core::fmt::Display for ClientError {
 }
 
 #[cfg(feature = "std")]
-impl std::error::Error for ClientError {}
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ClientError::Remote(Received::A2a(e)) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

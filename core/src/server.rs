@@ -243,6 +243,40 @@ pub struct Endpoint {
     grpc_versions: Vec<ProtocolVersion>,
     limits: Limits,
     v03_files: FileBytes,
+    /// The `WWW-Authenticate` challenge of an HTTP 401 (RFC 9110 §11.6.1), from the card's
+    /// security schemes.
+    challenge: String,
+}
+
+/// The `WWW-Authenticate` value for `card`: the auth scheme of each HTTP scheme it declares
+/// (`Bearer`, `Basic`, ...), `Bearer` for OAuth 2.0 and OpenID Connect (RFC 6750), and
+/// `Bearer` when it declares none of those (API keys and mTLS have no challenge of their own).
+fn challenge(card: &v1::AgentCard) -> String {
+    use v1::security_scheme::Scheme;
+    let mut names: Vec<String> = Vec::new();
+    for s in card.security_schemes.values() {
+        let name = match &s.scheme {
+            Some(Scheme::HttpAuthSecurityScheme(h))
+                if !h.scheme.is_empty() && h.scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+!#$%&'*^`|".contains(&b)) =>
+            {
+                let mut n = h.scheme.to_ascii_lowercase();
+                // Conventional capitalisation: `Bearer`, `Basic`, `Digest`.
+                if let Some(first) = n.get_mut(0..1) {
+                    first.make_ascii_uppercase();
+                }
+                n
+            }
+            Some(Scheme::Oauth2SecurityScheme(_)) | Some(Scheme::OpenIdConnectSecurityScheme(_)) => String::from("Bearer"),
+            _ => continue,
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.is_empty() {
+        names.push(String::from("Bearer"));
+    }
+    names.iter().map(|n| alloc::format!("{n} realm=\"a2a\"")).collect::<Vec<_>>().join(", ")
 }
 
 fn header_list(name: &str, value: &str) -> (String, String) {
@@ -286,7 +320,16 @@ impl Endpoint {
         }
         // Longest paths first, so that the most specific interface wins.
         routes.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
-        Ok(Endpoint { card, extended_card: None, routes, grpc_versions, limits: Limits::default(), v03_files: FileBytes::default() })
+        let challenge = challenge(&card);
+        Ok(Endpoint {
+            card,
+            extended_card: None,
+            routes,
+            grpc_versions,
+            limits: Limits::default(),
+            v03_files: FileBytes::default(),
+            challenge,
+        })
     }
 
     /// Serves `card` to authenticated `GetExtendedAgentCard` callers.
@@ -723,6 +766,10 @@ impl Endpoint {
                 Err(e) => rest_error(e, call.plain_errors, call.version.is_legacy()),
             },
         };
+        let mut r = r;
+        if r.status == 401 {
+            r.headers.push(header_list("www-authenticate", &self.challenge));
+        }
         self.with_extensions(call, r)
     }
 

@@ -195,7 +195,7 @@ pub extern "C" fn a2a_sink_artifact_text(
             return Err(invalid("`artifact_id` is empty"));
         }
         let artifact = v1::Artifact { artifact_id: id.into(), parts: vec![text_part(t)], ..Default::default() };
-        s.publish(AgentEvent::Artifact { artifact, append, last_chunk })
+        s.publish(AgentEvent::Artifact { metadata: None, artifact, append, last_chunk })
     })
 }
 
@@ -213,7 +213,7 @@ pub extern "C" fn a2a_sink_artifact_json(
         let s = sink_arg(sink)?;
         let artifact = a2a::codec::json::decode::<v1::Artifact>(bytes_arg(artifact_json, artifact_json_len, "artifact_json")?)
             .map_err(|e| a2a_error::decode(&e))?;
-        s.publish(AgentEvent::Artifact { artifact, append, last_chunk })
+        s.publish(AgentEvent::Artifact { metadata: None, artifact, append, last_chunk })
     })
 }
 

@@ -240,7 +240,7 @@ pub(crate) fn message_arg(p: *const u8, len: usize, name: &str) -> Result<v1::Me
 }
 
 pub(crate) fn status_event(state: u32, message: Option<v1::Message>) -> Result<AgentEvent, a2a_error> {
-    Ok(AgentEvent::Status(v1::TaskStatus { state: state_arg(state)? as i32, message, timestamp: None }))
+    Ok(AgentEvent::status(v1::TaskStatus { state: state_arg(state)? as i32, message, timestamp: None }))
 }
 
 // ---------------------------------------------------------------- the service
@@ -611,7 +611,7 @@ pub extern "C" fn a2a_service_agent_artifact(
     agent_event(service, run, now_ms, || {
         let artifact = json::decode::<v1::Artifact>(bytes_arg(artifact_json, artifact_json_len, "artifact_json")?)
             .map_err(|e| a2a_error::decode(&e))?;
-        Ok(AgentEvent::Artifact { artifact, append, last_chunk })
+        Ok(AgentEvent::Artifact { metadata: None, artifact, append, last_chunk })
     })
 }
 
@@ -682,7 +682,7 @@ pub extern "C" fn a2a_service_agent_artifact_text(
         }
         let artifact = v1::Artifact { artifact_id: String::from(id), parts: vec![text_part(t)], ..Default::default() };
         s.inner
-            .handle_agent_event(RunId(run), AgentEvent::Artifact { artifact, append, last_chunk }, timestamp(now_ms))
+            .handle_agent_event(RunId(run), AgentEvent::Artifact { metadata: None, artifact, append, last_chunk }, timestamp(now_ms))
             .map_err(a2a_error::a2a)
     })
 }

@@ -213,7 +213,7 @@ impl NativeClient {
         let mut client = pool.client();
         let r = client.call(op).await;
         // A connection that failed is not reused.
-        if !matches!(r, Err(TError::Transport(_) | TError::Timeout { .. })) {
+        if !matches!(r, Err(TError::Transport(_) | TError::Io(_) | TError::Timeout { .. })) {
             pool.give_back(client);
         }
         match r {

@@ -180,13 +180,13 @@ impl Run {
             Either::B(n) => n,
         };
         let message = message.as_deref().map(decode::<v1::Message>).transpose()?;
-        self.publish(AgentEvent::Status(v1::TaskStatus { state, message, timestamp: None }))
+        self.publish(AgentEvent::status(v1::TaskStatus { state, message, timestamp: None }))
     }
     /// Publishes an artifact (ProtoJSON) or a chunk of one.
     #[napi(catch_unwind)]
     pub fn artifact(&self, artifact: String, append: bool, last_chunk: bool) -> Result<()> {
         let artifact = decode::<v1::Artifact>(&artifact)?;
-        self.publish(AgentEvent::Artifact { artifact, append, last_chunk })
+        self.publish(AgentEvent::Artifact { metadata: None, artifact, append, last_chunk })
     }
     /// Replies with a message (ProtoJSON): as the first event a direct reply (no task is kept).
     #[napi(catch_unwind)]

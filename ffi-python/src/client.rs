@@ -287,13 +287,13 @@ impl ClientHub {
         let op = operation(method, request)?;
         let hub = self.hub.clone();
         smol::spawn(async move {
-            let Some(mut client) = hub.client() else {
+            let Some(client) = hub.client() else {
                 hub.finish(token, Done::Answer(Err(not_connected())));
                 return;
             };
             let r = client.call(op).await;
             // A connection that failed is not reused.
-            if !matches!(r, Err(Error::Transport(_) | Error::Timeout { .. })) {
+            if !matches!(r, Err(Error::Transport(_) | Error::Io(_) | Error::Timeout { .. })) {
                 hub.give_back(client);
             }
             hub.finish(token, Done::Answer(r));
@@ -307,7 +307,7 @@ impl ClientHub {
         let op = operation(method, request)?;
         let hub = self.hub.clone();
         smol::spawn(async move {
-            let Some(mut client) = hub.client() else {
+            let Some(client) = hub.client() else {
                 hub.finish(token, Done::StreamOpened(Err(not_connected())));
                 return;
             };

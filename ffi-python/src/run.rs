@@ -158,12 +158,12 @@ impl Run {
     fn status(&self, py: Python<'_>, state: &Bound<'_, PyAny>, message: Option<PyRef<'_, PyMessage>>) -> PyResult<()> {
         let state = crate::model::enum_from(crate::model::TASK_STATE, state)?;
         let status = v1::TaskStatus { state, message: message.map(|m| m.0.clone()), timestamp: None };
-        self.publish(py, AgentEvent::Status(status))
+        self.publish(py, AgentEvent::status(status))
     }
     /// Publishes an artifact or a chunk of one.
     #[pyo3(signature = (artifact, append = false, last_chunk = false))]
     fn artifact(&self, py: Python<'_>, artifact: PyRef<'_, PyArtifact>, append: bool, last_chunk: bool) -> PyResult<()> {
-        self.publish(py, AgentEvent::Artifact { artifact: artifact.0.clone(), append, last_chunk })
+        self.publish(py, AgentEvent::Artifact { metadata: None, artifact: artifact.0.clone(), append, last_chunk })
     }
     /// Replies with a message (as the first event: a direct reply, no task is kept).
     fn message_event(&self, py: Python<'_>, message: PyRef<'_, PyMessage>) -> PyResult<()> {

@@ -85,11 +85,11 @@ fuzz_target!(|data: &[u8]| {
             }
             8 => {
                 let state = i32::from(arg % 10);
-                let _ = engine.handle_agent(run(arg), AgentEvent::Status(v1::TaskStatus { state, ..Default::default() }), ts);
+                let _ = engine.handle_agent(run(arg), AgentEvent::status(v1::TaskStatus { state, ..Default::default() }), ts);
             }
             9 => {
                 let art = v1::Artifact { artifact_id: format!("a{}", arg % 3), parts: vec![text("c")], ..Default::default() };
-                let _ = engine.handle_agent(run(arg), AgentEvent::Artifact { artifact: art, append: arg & 1 == 1, last_chunk: arg & 2 == 2 }, ts);
+                let _ = engine.handle_agent(run(arg), AgentEvent::Artifact { metadata: None, artifact: art, append: arg & 1 == 1, last_chunk: arg & 2 == 2 }, ts);
             }
             10 => {
                 if arg & 1 == 1 {

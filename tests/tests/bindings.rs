@@ -120,16 +120,17 @@ impl Net {
                             ..Default::default()
                         })]
                     } else if text == "ask" {
-                        vec![AgentEvent::Status(v1::TaskStatus { state: TaskState::InputRequired as i32, ..Default::default() })]
+                        vec![AgentEvent::status(v1::TaskStatus { state: TaskState::InputRequired as i32, ..Default::default() })]
                     } else {
                         vec![
-                            AgentEvent::Status(v1::TaskStatus { state: TaskState::Working as i32, ..Default::default() }),
+                            AgentEvent::status(v1::TaskStatus { state: TaskState::Working as i32, ..Default::default() }),
                             AgentEvent::Artifact {
+                                metadata: None,
                                 artifact: v1::Artifact { artifact_id: "echo".into(), parts: e.message.parts.clone(), ..Default::default() },
                                 append: false,
                                 last_chunk: true,
                             },
-                            AgentEvent::Status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }),
+                            AgentEvent::status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }),
                         ]
                     };
                     for ev in events {

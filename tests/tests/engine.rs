@@ -26,7 +26,7 @@ fn agent_msg(id: &str, t: &str) -> v1::Message {
 }
 
 fn status(state: TaskState) -> AgentEvent {
-    AgentEvent::Status(v1::TaskStatus { state: state as i32, ..Default::default() })
+    AgentEvent::status(v1::TaskStatus { state: state as i32, ..Default::default() })
 }
 
 fn send(m: v1::Message) -> v1::SendMessageRequest {
@@ -131,7 +131,7 @@ fn blocking_send_answers_at_a_terminal_state_with_server_ids() {
     let out = h.agent(&exec.task_id, status(TaskState::Working));
     assert!(out.iter().all(|o| !matches!(o, Output::Respond { .. })));
     let art = v1::Artifact { artifact_id: "a".into(), parts: vec![text("out")], ..Default::default() };
-    h.agent(&exec.task_id, AgentEvent::Artifact { artifact: art, append: false, last_chunk: true });
+    h.agent(&exec.task_id, AgentEvent::Artifact { metadata: None, artifact: art, append: false, last_chunk: true });
     let out = h.agent(&exec.task_id, status(TaskState::Completed));
     let t = task_of(Harness::answer(&out, call).unwrap());
     assert_eq!(state_of(&t), TaskState::Completed);
@@ -179,7 +179,7 @@ fn follow_ups_continue_the_task_and_take_its_context() {
     let exec = Harness::execution(&out);
     h.agent(
         &exec.task_id,
-        AgentEvent::Status(v1::TaskStatus {
+        AgentEvent::status(v1::TaskStatus {
             state: TaskState::InputRequired as i32,
             message: Some(agent_msg("q1", "which date?")),
             timestamp: None,
@@ -210,7 +210,7 @@ fn an_artifact_published_while_input_is_required_does_not_answer_the_follow_up()
     let (call, _) = h.call(Request::SendMessage(send(follow)));
     // The agent answers the follow-up with an artifact first, still in INPUT_REQUIRED.
     let artifact = v1::Artifact { artifact_id: "a".into(), parts: vec![text("the answer")], ..Default::default() };
-    let out = h.agent(&exec.task_id, AgentEvent::Artifact { artifact, append: false, last_chunk: true });
+    let out = h.agent(&exec.task_id, AgentEvent::Artifact { metadata: None, artifact, append: false, last_chunk: true });
     assert!(!out.iter().any(|o| matches!(o, Output::Respond { call: c, .. } if *c == call)), "answered before the agent settled: {out:?}");
     let out = h.agent(&exec.task_id, status(TaskState::Completed));
     let t = task_of(Harness::answer(&out, call).unwrap());
@@ -301,7 +301,7 @@ fn streams_start_with_the_task_end_at_settled_states_and_fan_out_in_order() {
     assert_eq!(first.len(), 1);
     assert!(matches!(first[0].payload, Some(v1::stream_response::Payload::Task(_))));
     let chunk = v1::Artifact { artifact_id: "a".into(), parts: vec![text("1")], ..Default::default() };
-    let out = h.agent(&exec.task_id, AgentEvent::Artifact { artifact: chunk, append: false, last_chunk: false });
+    let out = h.agent(&exec.task_id, AgentEvent::Artifact { metadata: None, artifact: chunk, append: false, last_chunk: false });
     let out2 = h.agent(&exec.task_id, status(TaskState::Completed));
     let all: Vec<Output> = out.into_iter().chain(out2).collect();
     assert_eq!(Harness::stream_events(&all, s1), Harness::stream_events(&all, s2), "same events, same order");
@@ -401,7 +401,7 @@ fn list_filters_orders_newest_first_and_omits_artifacts_by_default() {
         let (_, out) = h.call(Request::SendMessage(send(m)));
         let exec = Harness::execution(&out);
         let art = v1::Artifact { artifact_id: "a".into(), parts: vec![text("x")], ..Default::default() };
-        h.agent(&exec.task_id, AgentEvent::Artifact { artifact: art, append: false, last_chunk: true });
+        h.agent(&exec.task_id, AgentEvent::Artifact { metadata: None, artifact: art, append: false, last_chunk: true });
         h.agent(&exec.task_id, status(if i == 4 { TaskState::Failed } else { TaskState::Completed }));
         ids.push(exec.task_id);
     }
@@ -634,7 +634,7 @@ fn a_refused_first_event_creates_no_task() {
     }));
     let exec = Harness::execution(&out);
     let now = h.tick();
-    let bad = AgentEvent::Artifact { artifact: v1::Artifact::default(), append: false, last_chunk: false };
+    let bad = AgentEvent::Artifact { metadata: None, artifact: v1::Artifact::default(), append: false, last_chunk: false };
     assert_eq!(h.engine.handle_agent(exec.id, bad, now).unwrap_err().kind(), ErrorKind::InvalidAgentResponse);
     assert!(h.drain().is_empty(), "nothing was answered or published");
     assert_eq!(h.get(&exec.task_id).unwrap_err().kind(), ErrorKind::TaskNotFound);
@@ -699,6 +699,7 @@ fn events_of_a_superseded_run_are_refused_and_change_nothing() {
     let second = Harness::execution(&out);
     let now = h.tick();
     let late = AgentEvent::Artifact {
+        metadata: None,
         artifact: v1::Artifact { artifact_id: "late".into(), parts: vec![text("stale")], ..Default::default() },
         append: false,
         last_chunk: true,
@@ -914,6 +915,7 @@ fn resume(h: &mut Harness, task: &str, last: &str) -> (CallId, Vec<Output>) {
 
 fn artifact(n: u32) -> AgentEvent {
     AgentEvent::Artifact {
+        metadata: None,
         artifact: v1::Artifact { artifact_id: format!("a{n}"), parts: vec![text(&n.to_string())], ..Default::default() },
         append: false,
         last_chunk: true,

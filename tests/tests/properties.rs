@@ -93,7 +93,7 @@ proptest! {
             let now = Timestamp { seconds: *t, nanos: 0 };
             engine.handle_call(CallId(call), CallContext::default(), Request::SendMessage(v1::SendMessageRequest { message: Some(m), ..Default::default() }), now);
             let exec = std::iter::from_fn(|| engine.poll_output()).find_map(|o| match o { Output::Execute(e) => Some(e), _ => None }).unwrap();
-            engine.handle_agent(exec.id, AgentEvent::Status(v1::TaskStatus { state: 3, ..Default::default() }), now).unwrap();
+            engine.handle_agent(exec.id, AgentEvent::status(v1::TaskStatus { state: 3, ..Default::default() }), now).unwrap();
             while engine.poll_output().is_some() {}
             ids.push(exec.task_id);
         }

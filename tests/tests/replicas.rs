@@ -126,11 +126,12 @@ fn send(id: &str) -> v1::SendMessageRequest {
 }
 
 fn status(state: TaskState) -> AgentEvent {
-    AgentEvent::Status(v1::TaskStatus { state: state as i32, ..Default::default() })
+    AgentEvent::status(v1::TaskStatus { state: state as i32, ..Default::default() })
 }
 
 fn artifact(n: u32) -> AgentEvent {
     AgentEvent::Artifact {
+        metadata: None,
         artifact: v1::Artifact { artifact_id: format!("a{n}"), parts: vec![text(&n.to_string())], ..Default::default() },
         append: false,
         last_chunk: true,

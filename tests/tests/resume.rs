@@ -74,7 +74,7 @@ struct Run {
 }
 
 async fn cut_twice(iface: SelectedInterface, cutter: &Cutter) -> Run {
-    let mut client = Client::new(iface);
+    let client = Client::new(iface);
     let mut stream = sure(client.send_streaming_message(ticks()).await, "the stream starts");
     let mut events = Vec::new();
     loop {
@@ -110,7 +110,7 @@ fn a_stream_cut_mid_task_resumes_with_every_event_once_in_order_on_every_interfa
         let want: Vec<String> = (1..=TICKS).map(|i| format!("tick {i}")).collect();
         // The cut is real: with resuming off, the stream ends in a transport error.
         let off = ClientOptions { stream_resumes: 0, ..ClientOptions::default() };
-        let mut client = Client::new(ifaces[0].clone()).with_options(off);
+        let client = Client::new(ifaces[0].clone()).with_options(off);
         let mut stream = sure(client.send_streaming_message(ticks()).await, "the stream starts");
         sure(sure(stream.next().await.ok_or("ended"), "a first event"), "a first event");
         cutter.cut();

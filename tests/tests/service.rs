@@ -38,11 +38,12 @@ fn artifact_text(t: &v1::Task) -> String {
 }
 
 fn status(state: v1::TaskState, message: Option<v1::Message>) -> AgentEvent {
-    AgentEvent::Status(v1::TaskStatus { state: state as i32, message, timestamp: None })
+    AgentEvent::status(v1::TaskStatus { state: state as i32, message, timestamp: None })
 }
 
 fn artifact(id: &str, text: &str, append: bool, last: bool) -> AgentEvent {
     AgentEvent::Artifact {
+        metadata: None,
         artifact: v1::Artifact { artifact_id: id.into(), name: "echo".into(), parts: vec![text_part(text)], ..Default::default() },
         append,
         last_chunk: last,

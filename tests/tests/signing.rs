@@ -52,7 +52,7 @@ fn a_signed_card_is_checked_on_connect_and_a_wrong_or_missing_signature_is_refus
         let v = verified.expect("a signature verified");
         assert_eq!((v.kid.as_str(), v.alg.as_str(), v.jku.as_deref()), ("ed", "EdDSA", Some("https://keys.example/jwks.json")));
         assert_eq!(view.card.signatures.len(), 1);
-        let (mut client, _) = sure(
+        let (client, _) = sure(
             Client::connect_with(&url, &ClientSupport::default(), trusting(Some(CardKeySet::default().with_key(&ed)), true)).await,
             "connects",
         );

@@ -78,7 +78,7 @@ fn every_interface_works_over_tls_with_the_test_ca() {
             let support = ClientSupport { bindings: vec![binding], versions: vec![version] };
             let selected = sure(a2a_wire::card::select_interface(&view.card, &support), "the interface is selectable");
             let what = format!("{} {}", iface.protocol_binding, iface.protocol_version);
-            let mut c = Client::new(selected).with_options(options.clone());
+            let c = Client::new(selected).with_options(options.clone());
             let Reply::Task(t) = sure(c.send_message(hello()).await, &what) else { panic!("{what}: a message, not a task") };
             let task = t.task().clone();
             assert_eq!(task.status.as_ref().map(|s| s.state()), Some(v1::TaskState::Completed), "{what}");
@@ -127,7 +127,7 @@ fn a_client_refuses_a_server_it_cannot_verify() {
             tenant: String::new(),
             index: 0,
         };
-        let mut c = Client::new(iface).with_options(trusting(&other));
+        let c = Client::new(iface).with_options(trusting(&other));
         let m = tls_error(c.send_message(hello()).await);
         assert!(m.contains("UnknownIssuer"), "{m}");
     });

@@ -124,7 +124,7 @@ fn the_client_picks_its_interface_from_a_card_with_several_bindings() {
     req.tenant = sel.tenant.clone();
     let (_, out) = pair.call(Some(&sel.version.to_string()), Request::SendMessage(req));
     let e = exec(&out.unwrap());
-    pair.agent(&e.task_id, AgentEvent::Status(v1::TaskStatus { state: 3, ..Default::default() }));
+    pair.agent(&e.task_id, AgentEvent::status(v1::TaskStatus { state: 3, ..Default::default() }));
     let (c, out) =
         pair.call(Some("1.0"), Request::GetTask(v1::GetTaskRequest { id: e.task_id.clone(), tenant: "acme".into(), ..Default::default() }));
     assert!(answer(&out.unwrap(), c).unwrap().is_ok());
@@ -145,7 +145,7 @@ fn message_replies_and_task_replies_are_told_apart() {
 
     let (c, out) = pair.call(Some("1.0"), Request::SendMessage(send(msg("m2", "", "real work"))));
     let e = exec(&out.unwrap());
-    let out = pair.agent(&e.task_id, AgentEvent::Status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }));
+    let out = pair.agent(&e.task_id, AgentEvent::status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }));
     let Reply::Task(t) = reply(answer(&out, c).unwrap().unwrap()) else { panic!("a task") };
     assert!(t.is_terminal());
 }
@@ -158,7 +158,7 @@ fn input_required_then_a_follow_up_on_the_same_task() {
     let ask = v1::Message { message_id: "q".into(), role: 2, parts: vec![text("to where?")], ..Default::default() };
     let out = pair.agent(
         &e.task_id,
-        AgentEvent::Status(v1::TaskStatus { state: TaskState::InputRequired as i32, message: Some(ask), timestamp: None }),
+        AgentEvent::status(v1::TaskStatus { state: TaskState::InputRequired as i32, message: Some(ask), timestamp: None }),
     );
     let Reply::Task(t) = reply(answer(&out, c).unwrap().unwrap()) else { panic!() };
     assert!(t.is_settled() && !t.is_terminal());
@@ -167,8 +167,8 @@ fn input_required_then_a_follow_up_on_the_same_task() {
     let (c, out) = pair.call(Some("1.0"), Request::SendMessage(send(msg("m2", &t.task().id, "Lisbon"))));
     let e2 = exec(&out.unwrap());
     assert_eq!((e2.task_id.as_str(), e2.follow_up), (t.task().id.as_str(), true));
-    pair.agent(&e2.task_id, AgentEvent::Status(v1::TaskStatus { state: TaskState::Working as i32, ..Default::default() }));
-    let out = pair.agent(&e2.task_id, AgentEvent::Status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }));
+    pair.agent(&e2.task_id, AgentEvent::status(v1::TaskStatus { state: TaskState::Working as i32, ..Default::default() }));
+    let out = pair.agent(&e2.task_id, AgentEvent::status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }));
     let Reply::Task(done) = reply(answer(&out, c).unwrap().unwrap()) else { panic!() };
     assert_eq!(done.task().id, t.task().id);
     assert_eq!(done.task().history.iter().map(|m| m.message_id.as_str()).collect::<Vec<_>>(), ["m1", "q", "m2"]);
@@ -179,7 +179,7 @@ fn mismatched_ids_are_rejected() {
     let mut pair = Pair::new(vec![ProtocolVersion::V1_0]);
     let (_, out) = pair.call(Some("1.0"), Request::SendMessage(send(msg("m1", "", "a"))));
     let e = exec(&out.unwrap());
-    pair.agent(&e.task_id, AgentEvent::Status(v1::TaskStatus { state: TaskState::InputRequired as i32, ..Default::default() }));
+    pair.agent(&e.task_id, AgentEvent::status(v1::TaskStatus { state: TaskState::InputRequired as i32, ..Default::default() }));
     let mut m = msg("m2", &e.task_id, "b");
     m.context_id = "not-its-context".into();
     let (c, out) = pair.call(Some("1.0"), Request::SendMessage(send(m)));
@@ -206,6 +206,7 @@ fn a_stream_dropped_mid_artifact_is_recovered_with_get_task_then_subscribe() {
     let e = exec(&out.unwrap());
     let mut tracker = TaskTracker::empty();
     let chunk = |k: usize, last: bool| AgentEvent::Artifact {
+        metadata: None,
         artifact: v1::Artifact { artifact_id: "report".into(), parts: vec![text(&format!("part {k}"))], ..Default::default() },
         append: k > 0,
         last_chunk: last,
@@ -231,7 +232,7 @@ fn a_stream_dropped_mid_artifact_is_recovered_with_get_task_then_subscribe() {
         pair.call(Some("1.0"), Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: e.task_id.clone(), ..Default::default() }));
     let mut all = out.unwrap();
     all.extend(pair.agent(&e.task_id, chunk(4, true)));
-    all.extend(pair.agent(&e.task_id, AgentEvent::Status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() })));
+    all.extend(pair.agent(&e.task_id, AgentEvent::status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() })));
     let evs = events(&all, sub);
     assert!(matches!(evs[0].payload, Some(v1::stream_response::Payload::Task(_))), "a subscription starts with the Task");
     for ev in &evs {
@@ -282,7 +283,7 @@ fn a_v03_request_gets_v03_spellings_only_and_a_v10_request_v10_spellings_only() 
     let req = params.to_v1().unwrap().value;
     let (c, out) = pair.call(None, Request::SendMessage(req));
     let e = exec(&out.unwrap());
-    let out = pair.agent(&e.task_id, AgentEvent::Status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }));
+    let out = pair.agent(&e.task_id, AgentEvent::status(v1::TaskStatus { state: TaskState::Completed as i32, ..Default::default() }));
     let Response::SendMessage(resp) = answer(&out, c).unwrap().unwrap() else { panic!() };
     let v03_json = String::from_utf8(v03::encode(&resp.to_v03().unwrap().value).unwrap()).unwrap();
     assert!(v03_json.contains(r#""state":"completed""#) && v03_json.contains(r#""role":"user""#), "{v03_json}");

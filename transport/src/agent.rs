@@ -17,6 +17,7 @@
 
 use a2a_wire::engine::{AgentEvent, CallContext, RunEnd, RunId};
 use a2a_wire::error::A2aError;
+use a2a_wire::proto::google::protobuf::Struct;
 use a2a_wire::v1;
 use std::future::Future;
 use std::pin::Pin;
@@ -24,11 +25,76 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The agent as a future per run.
+///
+/// Any `Fn(RequestContext, EventSink) -> impl Future<Output = ()>` is one (an async closure
+/// too; [`agent_fn`] names the type for inference):
+///
+/// ```
+/// use a2a_wire_smol::agent::{agent_fn, agent_text, new_id};
+/// let echo = agent_fn(|ctx, events| async move {
+///     let _ = events.message(agent_text(new_id(), &ctx.text()));
+/// });
+/// # let _: std::sync::Arc<dyn a2a_wire_smol::agent::AgentExecutor> = std::sync::Arc::new(echo);
+/// ```
 pub trait AgentExecutor: Send + Sync + 'static {
     /// Handles one message. Publish through `events`; return when the turn is over (the
-    /// server then answers whoever still waits on this turn). Poll `ctx.cancel` to stop early
-    /// when the task is canceled.
+    /// server then answers whoever still waits on this turn). When the task is canceled,
+    /// `ctx.cancel` is set ([`CancelToken::cancelled`] wakes), [`AgentExecutor::cancel`] is
+    /// called, and a future still running after the server's cancel grace
+    /// ([`crate::ServerConfig::cancel_grace`]) is dropped.
     fn execute(&self, ctx: RequestContext, events: EventSink) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+    /// The run's task was canceled, or the server is shutting down (the run's
+    /// [`CancelToken`] is set too). Called on the server's own thread: it must not block.
+    fn cancel(&self, run: RunId) {
+        let _ = run;
+    }
+}
+
+/// An agent from a function or closure returning a future (see [`AgentExecutor`]).
+pub fn agent_fn<F, Fut>(f: F) -> FnAgent<F>
+where
+    F: Fn(RequestContext, EventSink) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    FnAgent(f)
+}
+
+/// The agent [`agent_fn`] makes.
+#[derive(Clone, Copy, Debug)]
+pub struct FnAgent<F>(F);
+
+impl<F, Fut> AgentExecutor for FnAgent<F>
+where
+    F: Fn(RequestContext, EventSink) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    fn execute(&self, ctx: RequestContext, events: EventSink) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
+        Box::pin((self.0)(ctx, events))
+    }
+}
+
+/// A fresh UUID v4 from the operating system's CSPRNG: the id of a message or an artifact
+/// an agent makes (every binding's helpers draw theirs the same way).
+pub fn new_id() -> String {
+    let mut b = [0u8; 16];
+    if getrandom::fill(&mut b).is_err() {
+        // No OS randomness (it does not fail on the platforms we build for): fall back to a
+        // keyed hash of the time and a counter, still unique within the process.
+        use std::hash::{BuildHasher, Hasher};
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+        h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+        let a = h.finish();
+        h.write_u64(a);
+        b[..8].copy_from_slice(&a.to_le_bytes());
+        b[8..].copy_from_slice(&h.finish().to_le_bytes());
+    }
+    b[6] = (b[6] & 0x0F) | 0x40;
+    b[8] = (b[8] & 0x3F) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
 }
 
 /// The agent as a callback that is not a Rust future (see the module docs).
@@ -66,6 +132,13 @@ pub struct RequestContext {
     /// Who sent it (the principal the authentication hook returned), and the active
     /// extensions.
     pub call: CallContext,
+    /// The tenant the request named ("" = none).
+    pub tenant: String,
+    /// The request's metadata (`SendMessageRequest.metadata`; `None` for a resumed run).
+    pub metadata: Option<Struct>,
+    /// The request's configuration as sent (accepted output modes, history length, return
+    /// immediately); `None` when it sent none, and for a resumed run.
+    pub configuration: Option<v1::SendMessageConfiguration>,
     /// Set when the task is canceled.
     pub cancel: CancelToken,
 }
@@ -75,6 +148,27 @@ impl RequestContext {
     pub fn text(&self) -> String {
         message_text(&self.message)
     }
+
+    /// The principal the authentication hook returned (`None`: anonymous).
+    pub fn principal(&self) -> Option<&str> {
+        self.call.principal.as_deref()
+    }
+
+    /// The extensions active for this call (`A2A-Extensions`, the ones the card declares).
+    pub fn extensions(&self) -> &[String] {
+        &self.call.extensions
+    }
+
+    /// The output modes the client accepts (empty: any).
+    pub fn accepted_output_modes(&self) -> &[String] {
+        self.configuration.as_ref().map_or(&[], |c| c.accepted_output_modes.as_slice())
+    }
+
+    /// Resolves when the task is canceled (at once if it already was): await it, or race
+    /// it against the work in `select!` / `or`.
+    pub async fn cancelled(&self) {
+        self.cancel.cancelled().await
+    }
 }
 
 /// The text of `message`'s text parts, concatenated (what an agent usually reads).
@@ -82,17 +176,43 @@ pub fn message_text(message: &v1::Message) -> String {
     message.parts.iter().filter_map(|p| if let Some(v1::part::Content::Text(t)) = &p.content { Some(t.as_str()) } else { None }).collect()
 }
 
-/// Set when a task is canceled; cheap to clone and poll.
-#[derive(Clone, Debug, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+/// Set when a task is canceled; cheap to clone, to poll ([`CancelToken::is_canceled`]) and
+/// to await ([`CancelToken::cancelled`]).
+#[derive(Clone, Debug)]
+pub struct CancelToken(Arc<CancelInner>);
+
+#[derive(Debug)]
+struct CancelInner {
+    set: AtomicBool,
+    /// Closed on cancel: every waiter's `recv` then returns.
+    wake: async_channel::Sender<()>,
+    wait: async_channel::Receiver<()>,
+}
+
+impl Default for CancelToken {
+    fn default() -> Self {
+        let (wake, wait) = async_channel::bounded(1);
+        CancelToken(Arc::new(CancelInner { set: AtomicBool::new(false), wake, wait }))
+    }
+}
 
 impl CancelToken {
     /// True once the task was canceled.
     pub fn is_canceled(&self) -> bool {
-        self.0.load(Ordering::Acquire)
+        self.0.set.load(Ordering::Acquire)
     }
+
+    /// Resolves once the task is canceled (at once if it already was).
+    pub async fn cancelled(&self) {
+        if !self.is_canceled() {
+            // Nothing is ever sent: `recv` returns (an error) when `cancel` closes the channel.
+            let _ = self.0.wait.recv().await;
+        }
+    }
+
     pub(crate) fn cancel(&self) {
-        self.0.store(true, Ordering::Release);
+        self.0.set.store(true, Ordering::Release);
+        self.0.wake.close();
     }
 }
 
@@ -194,13 +314,39 @@ impl EventSink {
     /// Sets the task's status (with an optional agent message, e.g. a question). `Err` when
     /// the server already refused an event of this run (see the module docs).
     pub fn status(&self, state: v1::TaskState, message: Option<v1::Message>) -> Result<(), Refused> {
-        self.send(AgentEvent::Status(v1::TaskStatus { state: state as i32, message, timestamp: None }))
+        self.status_with_metadata(state, message, None)
+    }
+
+    /// [`EventSink::status`] with the status update event's metadata.
+    pub fn status_with_metadata(
+        &self,
+        state: v1::TaskState,
+        message: Option<v1::Message>,
+        metadata: Option<Struct>,
+    ) -> Result<(), Refused> {
+        let status = v1::TaskStatus { state: state as i32, message, timestamp: None };
+        self.send(AgentEvent::Status { status, metadata })
     }
 
     /// Publishes an artifact, or a chunk of one (`append`: add parts to the artifact with the
-    /// same id; `last_chunk`: the artifact is complete).
+    /// same id; `last_chunk`: the artifact is complete). An artifact without an id gets a
+    /// fresh one ([`new_id`]), so that two artifacts never replace each other by accident.
     pub fn artifact(&self, artifact: v1::Artifact, append: bool, last_chunk: bool) -> Result<(), Refused> {
-        self.send(AgentEvent::Artifact { artifact, append, last_chunk })
+        self.artifact_with_metadata(artifact, append, last_chunk, None)
+    }
+
+    /// [`EventSink::artifact`] with the artifact update event's metadata.
+    pub fn artifact_with_metadata(
+        &self,
+        mut artifact: v1::Artifact,
+        append: bool,
+        last_chunk: bool,
+        metadata: Option<Struct>,
+    ) -> Result<(), Refused> {
+        if artifact.artifact_id.is_empty() {
+            artifact.artifact_id = new_id();
+        }
+        self.send(AgentEvent::Artifact { artifact, append, last_chunk, metadata })
     }
 
     /// Replies with a message: as the first event, a direct reply (no task is kept); later, a

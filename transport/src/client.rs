@@ -173,24 +173,129 @@ pub async fn fetch_card_checked(url: &str, options: &ClientOptions) -> Result<(C
     crate::io::timeout(options.deadline, fetch).await.map_err(|_| Error::Timeout { what: "fetching the card", after: options.deadline })?
 }
 
-/// An A2A client bound to one interface of one agent.
-pub struct Client {
-    core: core_client::Client,
+/// Headers computed before each request (a token that expires is refreshed here); see
+/// [`Client::with_header_provider`].
+pub type HeaderProvider = std::sync::Arc<dyn Fn() -> HeadersFuture + Send + Sync>;
+
+/// What a [`HeaderProvider`] returns.
+pub type HeadersFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Vec<(String, String)>, Box<dyn std::error::Error + Send + Sync>>> + Send>>;
+
+/// Options of one call ([`Client::with_call_options`]): its own time limit and headers.
+#[derive(Clone, Debug, Default)]
+pub struct CallOptions {
+    /// The call's deadline instead of [`ClientOptions::deadline`].
+    pub timeout: Option<Duration>,
+    /// Headers sent with this call only, after the client's own.
+    pub headers: Vec<(String, String)>,
+}
+
+impl CallOptions {
+    /// Options with this deadline.
+    pub fn timeout(after: Duration) -> Self {
+        CallOptions { timeout: Some(after), headers: Vec::new() }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+/// What is added to each request of a call: the call's headers and the provider's.
+#[derive(Clone)]
+struct Extra {
+    headers: Vec<(String, String)>,
+    provider: Option<HeaderProvider>,
+    grpc: bool,
+}
+
+impl Extra {
+    fn is_empty(&self) -> bool {
+        self.headers.is_empty() && self.provider.is_none()
+    }
+
+    /// Adds the headers to `req` (the provider asked now, so a refreshed token goes out);
+    /// a header that cannot be sent is refused before anything is written.
+    async fn apply(&self, req: &mut a2a_wire::http::OutgoingRequest) -> Result<(), Error> {
+        let mut add = |name: String, value: String| -> Result<(), Error> {
+            a2a_wire::http::check_header_field(&name, &value).map_err(|m| Error::Headers(m.into()))?;
+            // gRPC metadata keys are lowercase (HTTP/2 refuses others).
+            let name = if self.grpc { name.to_ascii_lowercase() } else { name };
+            req.headers.push((name, value));
+            Ok(())
+        };
+        if let Some(p) = &self.provider {
+            for (k, v) in p().await.map_err(Error::Headers)? {
+                add(k, v)?;
+            }
+        }
+        for (k, v) in &self.headers {
+            add(k.clone(), v.clone())?;
+        }
+        Ok(())
+    }
+}
+
+/// The kept-alive HTTP/1.1 connections a client keeps idle at most.
+const IDLE_CONNECTIONS: usize = 16;
+
+struct Shared {
+    /// Builds each call's requests (its JSON-RPC ids count up, hence the lock, held only
+    /// while a request is built).
+    core: std::sync::Mutex<core_client::Client>,
+    iface: SelectedInterface,
     options: ClientOptions,
-    conn: Option<Conn>,
-    grpc: Option<crate::grpc::GrpcConnection>,
+    provider: Option<HeaderProvider>,
+    /// Idle kept-alive HTTP/1.1 connections; a call takes one (or dials) and puts it back.
+    idle: std::sync::Mutex<Vec<Conn>>,
+    /// The HTTP/2 connection gRPC calls share.
+    grpc: std::sync::Mutex<Option<crate::grpc::GrpcConnection>>,
+}
+
+/// An A2A client bound to one interface of one agent. Cheap to clone, and usable from
+/// many tasks at once: clones share the connections (unary HTTP/1.1 calls take an idle
+/// kept-alive connection or dial one; gRPC calls share one HTTP/2 connection; each stream
+/// has its own).
+#[derive(Clone)]
+pub struct Client {
+    shared: std::sync::Arc<Shared>,
+    call: CallOptions,
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Client").field("interface", self.core.interface()).field("options", &self.options).finish_non_exhaustive()
+        f.debug_struct("Client").field("interface", &self.shared.iface).field("options", &self.shared.options).finish_non_exhaustive()
     }
 }
 
 impl Client {
     /// A client for an interface already selected (see [`a2a_wire::card::select_interface`]).
     pub fn new(iface: SelectedInterface) -> Self {
-        Client { core: core_client::Client::new(iface), options: ClientOptions::default(), conn: None, grpc: None }
+        Self::from_parts(core_client::Client::new(iface), ClientOptions::default(), None)
+    }
+
+    fn from_parts(core: core_client::Client, options: ClientOptions, provider: Option<HeaderProvider>) -> Self {
+        let core = core.with_v03_file_bytes(options.v03_file_bytes);
+        let shared = Shared {
+            iface: core.interface().clone(),
+            core: std::sync::Mutex::new(core),
+            options,
+            provider,
+            idle: std::sync::Mutex::new(Vec::new()),
+            grpc: std::sync::Mutex::new(None),
+        };
+        Client { shared: std::sync::Arc::new(shared), call: CallOptions::default() }
+    }
+
+    /// The settings, to build a changed client from (its connections are not carried over).
+    fn parts(&self) -> (core_client::Client, ClientOptions, Option<HeaderProvider>) {
+        (lock(&self.shared.core).clone(), self.shared.options.clone(), self.shared.provider.clone())
     }
 
     /// Fetches the agent's card from `url` (card URL or base URL) and selects the first
@@ -207,65 +312,99 @@ impl Client {
     }
 
     /// Declares extensions (sent in `A2A-Extensions`).
-    pub fn with_extensions(mut self, uris: &[&str]) -> Self {
-        self.core = self.core.with_extensions(uris);
-        self
+    pub fn with_extensions(self, uris: &[&str]) -> Self {
+        let (core, options, provider) = self.parts();
+        Self::from_parts(core.with_extensions(uris), options, provider)
     }
 
-    /// Sends this header with every request (e.g. `Authorization`).
-    pub fn with_header(mut self, name: &str, value: &str) -> Self {
-        self.core = self.core.with_header(name, value);
-        self
+    /// Sends this header with every request (e.g. `Authorization`). For a value that
+    /// changes (a token refreshed before it expires), see [`Client::with_header_provider`].
+    pub fn with_header(self, name: &str, value: &str) -> Self {
+        let (core, options, provider) = self.parts();
+        Self::from_parts(core.with_header(name, value), options, provider)
+    }
+
+    /// Asks `provider` for headers before each request (a stream's resumes too), and sends
+    /// them after the client's own: the place to refresh a token. Its error fails the call
+    /// as [`Error::Headers`] before anything is sent.
+    pub fn with_header_provider<F, Fut>(self, provider: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Vec<(String, String)>, Box<dyn std::error::Error + Send + Sync>>> + Send + 'static,
+    {
+        let (core, options, _) = self.parts();
+        let provider: HeaderProvider = std::sync::Arc::new(move || Box::pin(provider()));
+        Self::from_parts(core, options, Some(provider))
     }
 
     /// Replaces the time and size limits.
-    pub fn with_options(mut self, options: ClientOptions) -> Self {
-        self.core = self.core.clone().with_v03_file_bytes(options.v03_file_bytes);
-        self.options = options;
-        self
+    pub fn with_options(self, options: ClientOptions) -> Self {
+        let (core, _, provider) = self.parts();
+        Self::from_parts(core, options, provider)
     }
 
     /// Replaces the HTTP size limits (head size and fields, body size).
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.options.max_head = limits.max_head;
-        self.options.max_headers = limits.max_headers;
-        self.options.answer.max_body = limits.max_body;
-        self
+    pub fn with_limits(self, limits: Limits) -> Self {
+        let (core, mut options, provider) = self.parts();
+        options.max_head = limits.max_head;
+        options.max_headers = limits.max_headers;
+        options.answer.max_body = limits.max_body;
+        Self::from_parts(core, options, provider)
+    }
+
+    /// This client (sharing its connections) with `options` for the calls made through the
+    /// value returned: `client.with_call_options(CallOptions::timeout(d)).get_task(r)`.
+    pub fn with_call_options(&self, options: CallOptions) -> Client {
+        Client { shared: self.shared.clone(), call: options }
     }
 
     /// The limits in use.
     pub fn options(&self) -> &ClientOptions {
-        &self.options
+        &self.shared.options
     }
 
     /// The interface in use.
     pub fn interface(&self) -> &SelectedInterface {
-        self.core.interface()
+        &self.shared.iface
+    }
+
+    fn extra(&self) -> Extra {
+        Extra {
+            headers: self.call.headers.clone(),
+            provider: self.shared.provider.clone(),
+            grpc: self.shared.iface.binding == Binding::Grpc,
+        }
+    }
+
+    fn deadline(&self) -> Duration {
+        self.call.timeout.unwrap_or(self.shared.options.deadline)
+    }
+
+    fn start(&self, operation: Operation) -> Result<Exchange, Error> {
+        Ok(lock(&self.shared.core).start_with(operation, self.shared.options.answer)?)
     }
 
     /// Runs a unary operation.
-    pub async fn call(&mut self, operation: Operation) -> Result<Response, Error> {
-        let mut x = self.core.start_with(operation, self.options.answer)?;
+    pub async fn call(&self, operation: Operation) -> Result<Response, Error> {
+        let mut x = self.start(operation)?;
         if x.is_streaming() {
             return Err(Error::A2a(ClientError::Local(String::from("a streaming operation: use Client::stream"))));
         }
-        let deadline = self.options.deadline;
-        let r = crate::io::timeout(deadline, self.drive_unary(&mut x)).await;
-        match r {
-            Ok(r) => r,
-            Err(_) => {
-                // A connection left in the middle of an answer cannot be reused.
-                self.conn = None;
-                Err(Error::Timeout { what: "the call", after: deadline })
-            }
-        }
+        let deadline = self.deadline();
+        // A connection left in the middle of an answer when the time is up is dropped with
+        // the future, never put back for another call.
+        crate::io::timeout(deadline, self.drive_unary(&mut x)).await.map_err(|_| Error::Timeout { what: "the call", after: deadline })?
     }
 
-    async fn drive_unary(&mut self, x: &mut Exchange) -> Result<Response, Error> {
+    async fn drive_unary(&self, x: &mut Exchange) -> Result<Response, Error> {
+        let extra = self.extra();
         loop {
             match x.poll(crate::io::now()) {
-                Step::Send(req) => {
-                    if self.core.interface().binding == Binding::Grpc {
+                Step::Send(mut req) => {
+                    if !extra.is_empty() {
+                        extra.apply(&mut req).await?;
+                    }
+                    if self.shared.iface.binding == Binding::Grpc {
                         self.grpc_unary(&req, x).await?;
                     } else {
                         self.http_unary(&req, x).await?;
@@ -278,15 +417,18 @@ impl Client {
         }
     }
 
-    async fn grpc_conn(&mut self) -> Result<&mut crate::grpc::GrpcConnection, Error> {
-        if self.grpc.as_ref().is_none_or(|g| g.is_closed()) {
-            self.grpc = Some(grpc_dial(&self.core.interface().url, &self.options).await?);
+    async fn grpc_conn(&self) -> Result<crate::grpc::GrpcConnection, Error> {
+        if let Some(g) = lock(&self.shared.grpc).as_ref().filter(|g| !g.is_closed()) {
+            return Ok(g.clone());
         }
-        // Just set above when it was None.
-        self.grpc.as_mut().ok_or_else(|| Error::Transport(String::from("no gRPC connection")))
+        // Dialed without the lock held; two calls racing here dial twice and the later one
+        // is kept (both work).
+        let g = grpc_dial(&self.shared.iface.url, &self.shared.options).await?;
+        *lock(&self.shared.grpc) = Some(g.clone());
+        Ok(g)
     }
 
-    async fn grpc_unary(&mut self, req: &a2a_wire::http::OutgoingRequest, x: &mut Exchange) -> Result<(), Error> {
+    async fn grpc_unary(&self, req: &a2a_wire::http::OutgoingRequest, x: &mut Exchange) -> Result<(), Error> {
         let (status, headers, mut body) = self.grpc_conn().await?.request(req).await?;
         x.handle_head(status, &headers);
         while let Some(bytes) = body.data().await? {
@@ -300,60 +442,51 @@ impl Client {
         Ok(())
     }
 
-    /// Sends one request on the kept-alive connection (re-dialing once if the server closed
-    /// it between requests) and feeds the whole answer to `x`.
-    async fn http_unary(&mut self, req: &a2a_wire::http::OutgoingRequest, x: &mut Exchange) -> Result<(), Error> {
+    /// An idle kept-alive connection to `u` that the server has not closed, if any.
+    fn take_idle(&self, u: &Url) -> Option<Conn> {
+        let mut idle = lock(&self.shared.idle);
+        while let Some(i) = idle.iter().rposition(|c| c.authority == u.authority && c.tls == u.tls) {
+            let mut c = idle.swap_remove(i);
+            // The server closed it (or sent something unasked) while it was idle.
+            if !c.buf.peer_closed(&mut c.stream) {
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    fn put_idle(&self, c: Conn) {
+        let mut idle = lock(&self.shared.idle);
+        if idle.len() < IDLE_CONNECTIONS {
+            idle.push(c);
+        }
+    }
+
+    /// Sends one request on a kept-alive connection (dialing a new one once if the server
+    /// closed it between requests) and feeds the whole answer to `x`.
+    async fn http_unary(&self, req: &a2a_wire::http::OutgoingRequest, x: &mut Exchange) -> Result<(), Error> {
         let u = parse_url(&req.url)?;
-        let limits = self.options.http_limits();
+        let limits = self.shared.options.http_limits();
         for attempt in 0..2 {
-            let mut reuse = matches!(&self.conn, Some(c) if c.authority == u.authority && c.tls == u.tls);
-            if reuse && self.conn.as_mut().is_some_and(|c| c.buf.peer_closed(&mut c.stream)) {
-                // The server closed the kept-alive connection (or sent something unasked)
-                // while it was idle: dial again before writing anything.
-                reuse = false;
-            }
-            if !reuse {
-                self.conn = Some(dial(&u, &self.options).await?);
-            }
-            let Some(conn) = self.conn.as_mut() else { continue };
+            let (mut conn, reused) = match self.take_idle(&u) {
+                Some(c) => (c, true),
+                None => (dial(&u, &self.shared.options).await?, false),
+            };
             let sent = http1::write_request(&mut conn.stream, req.method, &u.target, &u.host, &req.headers, &req.body).await;
-            let head = match sent {
-                Ok(()) => conn.buf.read_response_head(&mut conn.stream, &limits).await,
-                Err(e) => {
-                    // Not written: it is safe to send again on a new connection, once.
-                    self.conn = None;
-                    if reuse && attempt == 0 {
-                        continue;
-                    }
-                    return Err(e.into());
+            if let Err(e) = sent {
+                // Not written: it is safe to send again on a new connection, once.
+                if reused && attempt == 0 {
+                    continue;
                 }
-            };
-            let head = match head {
-                Ok(h) => h,
-                // Written, and the connection closed without an answer: the server may have
-                // acted on it, so it is not sent again (a SendMessage would run twice).
-                Err(e) => {
-                    self.conn = None;
-                    return Err(e.into());
-                }
-            };
-            let framing = match http1::response_framing(&head, req.method == "HEAD") {
-                Ok(f) => f,
-                Err(e) => {
-                    self.conn = None;
-                    return Err(e.into());
-                }
-            };
-            let body = match conn.buf.read_response_body(&mut conn.stream, framing, self.options.answer.max_body).await {
-                Ok(b) => b,
-                Err(e) => {
-                    self.conn = None;
-                    return Err(e.into());
-                }
-            };
-            let close = framing == Framing::UntilClose || !head.keep_alive();
-            if close {
-                self.conn = None;
+                return Err(e.into());
+            }
+            // Written, and a failure from here on is not sent again (the server may have
+            // acted on it: a SendMessage would run twice); the connection is dropped.
+            let head = conn.buf.read_response_head(&mut conn.stream, &limits).await?;
+            let framing = http1::response_framing(&head, req.method == "HEAD")?;
+            let body = conn.buf.read_response_body(&mut conn.stream, framing, self.shared.options.answer.max_body).await?;
+            if framing != Framing::UntilClose && head.keep_alive() {
+                self.put_idle(conn);
             }
             x.handle_head(head.status, &head.headers);
             x.handle_body(&body);
@@ -366,31 +499,32 @@ impl Client {
     /// Starts a streaming operation (SendStreamingMessage, SubscribeToTask) on its own
     /// connection; returns once the stream's head has arrived (an error answered instead of
     /// a stream is returned as the error).
-    pub async fn stream(&mut self, operation: Operation) -> Result<EventStream, Error> {
-        let x = self.core.start_with(operation, self.options.answer)?;
+    pub async fn stream(&self, operation: Operation) -> Result<EventStream, Error> {
+        let x = self.start(operation)?;
         if !x.is_streaming() {
             return Err(Error::A2a(ClientError::Local(String::from("not a streaming operation: use Client::call"))));
         }
         let mut es = EventStream {
             x,
             source: None,
-            options: self.options.clone(),
+            options: self.shared.options.clone(),
             grpc: None,
             failed: false,
-            core: self.core.clone(),
+            core: lock(&self.shared.core).clone(),
+            extra: self.extra(),
             failures: 0,
             resumed: 0,
         };
-        if self.core.interface().binding == Binding::Grpc {
-            es.grpc = Some(self.grpc_conn().await?.clone());
+        if self.shared.iface.binding == Binding::Grpc {
+            es.grpc = Some(self.grpc_conn().await?);
         }
-        let deadline = self.options.deadline;
+        let deadline = self.deadline();
         crate::io::timeout(deadline, es.start()).await.map_err(|_| Error::Timeout { what: "starting the stream", after: deadline })??;
         Ok(es)
     }
 
     /// `SendMessage`: a Task to follow or a direct Message.
-    pub async fn send_message(&mut self, request: v1::SendMessageRequest) -> Result<Reply, Error> {
+    pub async fn send_message(&self, request: v1::SendMessageRequest) -> Result<Reply, Error> {
         match self.call(Operation::Task(Request::SendMessage(request))).await? {
             Response::SendMessage(r) => {
                 Reply::from_response(r).ok_or_else(|| protocol("SendMessage answered neither a task nor a message"))
@@ -400,12 +534,12 @@ impl Client {
     }
 
     /// `SendStreamingMessage`.
-    pub async fn send_streaming_message(&mut self, request: v1::SendMessageRequest) -> Result<EventStream, Error> {
+    pub async fn send_streaming_message(&self, request: v1::SendMessageRequest) -> Result<EventStream, Error> {
         self.stream(Operation::Task(Request::SendStreamingMessage(request))).await
     }
 
     /// `GetTask`.
-    pub async fn get_task(&mut self, request: v1::GetTaskRequest) -> Result<v1::Task, Error> {
+    pub async fn get_task(&self, request: v1::GetTaskRequest) -> Result<v1::Task, Error> {
         match self.call(Operation::Task(Request::GetTask(request))).await? {
             Response::Task(t) => Ok(t),
             other => Err(unexpected(&other)),
@@ -413,7 +547,7 @@ impl Client {
     }
 
     /// `ListTasks` (v1.0 interfaces only).
-    pub async fn list_tasks(&mut self, request: v1::ListTasksRequest) -> Result<v1::ListTasksResponse, Error> {
+    pub async fn list_tasks(&self, request: v1::ListTasksRequest) -> Result<v1::ListTasksResponse, Error> {
         match self.call(Operation::Task(Request::ListTasks(request))).await? {
             Response::ListTasks(t) => Ok(t),
             other => Err(unexpected(&other)),
@@ -421,7 +555,7 @@ impl Client {
     }
 
     /// `CancelTask`.
-    pub async fn cancel_task(&mut self, request: v1::CancelTaskRequest) -> Result<v1::Task, Error> {
+    pub async fn cancel_task(&self, request: v1::CancelTaskRequest) -> Result<v1::Task, Error> {
         match self.call(Operation::Task(Request::CancelTask(request))).await? {
             Response::Task(t) => Ok(t),
             other => Err(unexpected(&other)),
@@ -429,12 +563,12 @@ impl Client {
     }
 
     /// `SubscribeToTask`.
-    pub async fn subscribe_to_task(&mut self, request: v1::SubscribeToTaskRequest) -> Result<EventStream, Error> {
+    pub async fn subscribe_to_task(&self, request: v1::SubscribeToTaskRequest) -> Result<EventStream, Error> {
         self.stream(Operation::Task(Request::SubscribeToTask(request))).await
     }
 
     /// `CreateTaskPushNotificationConfig`.
-    pub async fn create_push_config(&mut self, config: v1::TaskPushNotificationConfig) -> Result<v1::TaskPushNotificationConfig, Error> {
+    pub async fn create_push_config(&self, config: v1::TaskPushNotificationConfig) -> Result<v1::TaskPushNotificationConfig, Error> {
         match self.call(Operation::Task(Request::CreatePushConfig(config))).await? {
             Response::PushConfig(c) => Ok(c),
             other => Err(unexpected(&other)),
@@ -443,7 +577,7 @@ impl Client {
 
     /// `GetTaskPushNotificationConfig`.
     pub async fn get_push_config(
-        &mut self,
+        &self,
         request: v1::GetTaskPushNotificationConfigRequest,
     ) -> Result<v1::TaskPushNotificationConfig, Error> {
         match self.call(Operation::Task(Request::GetPushConfig(request))).await? {
@@ -454,7 +588,7 @@ impl Client {
 
     /// `ListTaskPushNotificationConfigs`.
     pub async fn list_push_configs(
-        &mut self,
+        &self,
         request: v1::ListTaskPushNotificationConfigsRequest,
     ) -> Result<v1::ListTaskPushNotificationConfigsResponse, Error> {
         match self.call(Operation::Task(Request::ListPushConfigs(request))).await? {
@@ -464,7 +598,7 @@ impl Client {
     }
 
     /// `DeleteTaskPushNotificationConfig`.
-    pub async fn delete_push_config(&mut self, request: v1::DeleteTaskPushNotificationConfigRequest) -> Result<(), Error> {
+    pub async fn delete_push_config(&self, request: v1::DeleteTaskPushNotificationConfigRequest) -> Result<(), Error> {
         match self.call(Operation::Task(Request::DeletePushConfig(request))).await? {
             Response::Deleted => Ok(()),
             other => Err(unexpected(&other)),
@@ -474,7 +608,7 @@ impl Client {
     /// `GetExtendedAgentCard` (send credentials with [`Client::with_header`]). Never cached:
     /// each call asks with this client's own credentials, so one identity's card is never
     /// shown to another.
-    pub async fn get_extended_agent_card(&mut self) -> Result<v1::AgentCard, Error> {
+    pub async fn get_extended_agent_card(&self) -> Result<v1::AgentCard, Error> {
         match self.call(Operation::GetExtendedAgentCard(v1::GetExtendedAgentCardRequest::default())).await? {
             Response::AgentCard(c) => Ok(c),
             other => Err(unexpected(&other)),
@@ -482,8 +616,8 @@ impl Client {
     }
 
     /// The prepared form of `operation`, without sending it (for logging or custom IO).
-    pub fn prepare(&mut self, operation: Operation) -> Result<PreparedCall, Error> {
-        Ok(self.core.prepare(operation)?)
+    pub fn prepare(&self, operation: Operation) -> Result<PreparedCall, Error> {
+        Ok(lock(&self.shared.core).prepare(operation)?)
     }
 }
 
@@ -523,7 +657,7 @@ async fn grpc_dial(url: &str, options: &ClientOptions) -> Result<crate::grpc::Gr
 /// restart).
 fn breaks_off(e: &Error) -> bool {
     match e {
-        Error::Transport(_) | Error::Timeout { .. } => true,
+        Error::Transport(_) | Error::Io(_) | Error::Timeout { .. } => true,
         Error::A2a(e) => core_client::is_resumable_error(e),
         _ => false,
     }
@@ -546,6 +680,8 @@ pub struct EventStream {
     failed: bool,
     /// Builds the resuming requests.
     core: core_client::Client,
+    /// Headers added to each request (the resumes' too).
+    extra: Extra,
     /// Resume attempts since the last event.
     failures: u32,
     /// Streams resumed so far.
@@ -579,6 +715,14 @@ impl EventStream {
 
     /// Sends `req` on a connection of its own and feeds the answer's head.
     async fn open(&mut self, req: &a2a_wire::http::OutgoingRequest) -> Result<(), Error> {
+        let mut with_extra;
+        let req = if self.extra.is_empty() {
+            req
+        } else {
+            with_extra = req.clone();
+            self.extra.apply(&mut with_extra).await?;
+            &with_extra
+        };
         if let Some(grpc) = self.grpc.as_mut() {
             let (status, headers, body) = grpc.request(req).await?;
             self.x.handle_head(status, &headers);

@@ -12,8 +12,14 @@ pub enum Error {
     /// The peer answered, with an A2A error or a protocol violation (see [`ClientError`]):
     /// the A2A meaning of the failure.
     A2a(ClientError),
-    /// The connection failed or carried malformed HTTP, or the peer broke a limit.
+    /// The connection carried malformed HTTP or HTTP/2, or the peer broke a limit.
     Transport(String),
+    /// The connection could not be opened, or failed (its [`std::error::Error::source`] is
+    /// the operating system's error).
+    Io(std::io::Error),
+    /// A header of the call (its own, or its header provider's) cannot be sent, or the
+    /// provider failed (the source says why).
+    Headers(Box<dyn std::error::Error + Send + Sync>),
     /// A time limit passed: connecting, the whole unary call, or the wait between two events
     /// of a stream.
     Timeout {
@@ -39,6 +45,8 @@ impl fmt::Display for Error {
         match self {
             Error::A2a(e) => write!(f, "{e}"),
             Error::Transport(m) => write!(f, "transport error: {m}"),
+            Error::Io(e) => write!(f, "connection failed: {e}"),
+            Error::Headers(e) => write!(f, "request headers: {e}"),
             Error::Timeout { what, after } => write!(f, "timed out: {what} took longer than {after:?}"),
             Error::Url(m) => write!(f, "invalid URL: {m}"),
             Error::Card(m) => write!(f, "agent card: {m}"),
@@ -48,7 +56,31 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::A2a(e) => Some(e),
+            Error::Io(e) => Some(e),
+            Error::Headers(e) => Some(&**e),
+            _ => None,
+        }
+    }
+}
+
+impl Error {
+    /// The A2A error the peer answered with, if that is what this is.
+    pub fn a2a(&self) -> Option<&a2a_wire::error::A2aError> {
+        match self {
+            Error::A2a(ClientError::Remote(a2a_wire::error::Received::A2a(e))) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// True for a time limit that passed.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Error::Timeout { .. })
+    }
+}
 
 impl From<ClientError> for Error {
     fn from(e: ClientError) -> Self {
@@ -60,7 +92,7 @@ impl From<ReadError> for Error {
     fn from(e: ReadError) -> Self {
         Error::Transport(match e {
             ReadError::Closed => String::from("connection closed by the peer"),
-            ReadError::Io(e) => e.to_string(),
+            ReadError::Io(e) => return Error::Io(e),
             ReadError::Malformed(m) => String::from(m),
             ReadError::HeadTooLarge => String::from("response head over the limit"),
             ReadError::BodyTooLarge => String::from("response body over the limit"),
@@ -78,7 +110,7 @@ impl From<a2a_wire::http1::FramingError> for Error {
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Error::Transport(e.to_string())
+        Error::Io(e)
     }
 }
 

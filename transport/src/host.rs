@@ -37,9 +37,104 @@ fn until(t: Timestamp) -> Duration {
     Duration::from_millis(u64::try_from(ms.max(0)).unwrap_or(0))
 }
 
-/// The application's judgement of a call's credentials: the principal (`None`: anonymous),
-/// or `Unauthenticated` / `PermissionDenied`. Called on the host's task: keep it quick.
-pub type AuthHook = Arc<dyn Fn(&AuthRequest) -> Result<Option<String>, A2aError> + Send + Sync>;
+/// What the authentication hook judges: the call as the core read it (operation, binding,
+/// version, tenant, credentials) and the whole HTTP request it came in.
+#[derive(Clone, Debug)]
+pub struct AuthCall {
+    /// The call: its operation, binding, version, tenant, and the credential headers the
+    /// core picked out (`Authorization`, `Cookie`, the card's API-key headers).
+    pub call: AuthRequest,
+    /// The HTTP method (gRPC: `POST`).
+    pub http_method: String,
+    /// The request target, path and query (gRPC: the `:path`).
+    pub target: String,
+    /// Every header of the request (gRPC: every metadata entry), in the order received.
+    pub headers: Vec<(String, String)>,
+    /// The peer's address, when the host knows it.
+    pub peer: Option<std::net::SocketAddr>,
+}
+
+impl AuthCall {
+    /// The first value of header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The target's path, without the query.
+    pub fn path(&self) -> &str {
+        self.target.split_once('?').map_or(self.target.as_str(), |(p, _)| p)
+    }
+}
+
+/// The hook's verdict: the principal (`None`: anonymous), or the A2A error to answer with
+/// (`Unauthenticated` gives HTTP 401 / gRPC `UNAUTHENTICATED`, `PermissionDenied` 403 /
+/// `PERMISSION_DENIED`).
+pub type AuthVerdict = Result<Option<String>, A2aError>;
+
+/// The future an asynchronous hook returns.
+pub type AuthFuture = std::pin::Pin<Box<dyn std::future::Future<Output = AuthVerdict> + Send + 'static>>;
+
+/// The application's judgement of each call (see [`AuthCall`], [`AuthVerdict`]). A panic in
+/// the hook refuses the call with an internal error; the server goes on.
+#[derive(Clone)]
+pub enum AuthHook {
+    /// Judged at once on the host's task: for a table lookup (the bearer tokens).
+    Sync(Arc<dyn Fn(&AuthCall) -> AuthVerdict + Send + Sync>),
+    /// A future per call, run as a task of its own (it may ask a database or a token
+    /// service); the call waits for it, the server does not.
+    Async(Arc<dyn Fn(AuthCall) -> AuthFuture + Send + Sync>),
+}
+
+impl AuthHook {
+    /// A hook that answers at once.
+    pub fn new(f: impl Fn(&AuthCall) -> AuthVerdict + Send + Sync + 'static) -> Self {
+        AuthHook::Sync(Arc::new(f))
+    }
+
+    /// A hook that returns a future (an `async` block or function).
+    pub fn new_async<F, Fut>(f: F) -> Self
+    where
+        F: Fn(AuthCall) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = AuthVerdict> + Send + 'static,
+    {
+        AuthHook::Async(Arc::new(move |call| Box::pin(f(call))))
+    }
+}
+
+impl std::fmt::Debug for AuthHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AuthHook::Sync(_) => "AuthHook::Sync",
+            AuthHook::Async(_) => "AuthHook::Async",
+        })
+    }
+}
+
+fn hook_panicked(log: &SharedLog) -> AuthVerdict {
+    log.log(Level::Error, "the authentication hook panicked");
+    Err(A2aError::with_message(ErrorKind::Internal, "authentication failed"))
+}
+
+/// The HTTP side of a call, kept for the hook.
+#[derive(Default)]
+struct HttpSide {
+    method: String,
+    target: String,
+    headers: Vec<(String, String)>,
+    peer: Option<std::net::SocketAddr>,
+}
+
+impl From<OwnedRequest> for HttpSide {
+    fn from(r: OwnedRequest) -> Self {
+        HttpSide { method: r.method, target: r.target, headers: r.headers, peer: r.peer }
+    }
+}
+
+impl HttpSide {
+    fn into_call(self, call: AuthRequest) -> AuthCall {
+        AuthCall { call, http_method: self.method, target: self.target, headers: self.headers, peer: self.peer }
+    }
+}
 
 /// The agent a host runs.
 #[derive(Clone)]
@@ -61,6 +156,8 @@ pub struct OwnedRequest {
     pub headers: Vec<(String, String)>,
     /// Body (gRPC: the framed messages).
     pub body: Vec<u8>,
+    /// The peer's address, when known (the authentication hook sees it).
+    pub peer: Option<std::net::SocketAddr>,
 }
 
 /// What a connection receives for its call, in order: one `Answer`, or a `Head`, `Frame`s
@@ -101,6 +198,10 @@ pub(crate) enum Command {
     CheckHead(OwnedRequest, Option<usize>, async_channel::Sender<HeadVerdict>),
     Gone(CallId),
     Webhook(DeliveryId, Outcome),
+    /// An asynchronous hook's verdict on a call.
+    Judged(CallId, AuthVerdict),
+    /// An asynchronous hook's verdict on a head waiting for `100 Continue`.
+    HeadJudged(Box<a2a_wire::service::HeadAuth>, AuthVerdict, async_channel::Sender<HeadVerdict>),
     Store(a2a_wire::engine::StoreReply),
     Notice(crate::store::Notice),
     Shutdown,
@@ -135,6 +236,8 @@ impl std::fmt::Debug for Command {
             Command::CheckHead(r, ..) => write!(f, "CheckHead({} {})", r.method, r.target),
             Command::Gone(c) => write!(f, "Gone({c:?})"),
             Command::Webhook(d, o) => write!(f, "Webhook({d:?}, {o:?})"),
+            Command::Judged(c, v) => write!(f, "Judged({c:?}, {v:?})"),
+            Command::HeadJudged(_, v, _) => write!(f, "HeadJudged({v:?})"),
             Command::Store(r) => write!(f, "Store({:?})", r.id()),
             Command::Notice(n) => write!(f, "Notice({n:?})"),
             Command::Shutdown => f.write_str("Shutdown"),
@@ -194,6 +297,8 @@ pub struct HostConfig {
     pub agent: AgentKind,
     /// The authentication hook (the service asks only when there is one).
     pub authenticate: Option<AuthHook>,
+    /// How long a canceled agent future may go on before it is dropped.
+    pub cancel_grace: Duration,
     /// How webhook attempts are made.
     pub webhooks: crate::webhook::WebhookPolicy,
     /// Frames a stream may have waiting for its client before it is cut off.
@@ -215,7 +320,12 @@ struct Host {
     replies: HashMap<CallId, async_channel::Sender<CallEvent>>,
     /// Verdicts of the hook on the heads of calls waiting for their [`Output::Authenticate`].
     prejudged: HashMap<CallId, Prejudged>,
+    /// With a hook: the HTTP side of each call until its [`Output::Authenticate`] (or its
+    /// answer, when it never gets that far).
+    requests: HashMap<CallId, HttpSide>,
     cancels: HashMap<RunId, CancelToken>,
+    /// Canceled runs whose futures still run, and when their grace ends.
+    graces: Vec<(std::time::Instant, RunId)>,
     /// Spawned agent futures (dropped, hence stopped, at shutdown).
     run_tasks: HashMap<RunId, smol::Task<()>>,
     run_queue: RunQueue,
@@ -253,7 +363,9 @@ pub(crate) fn spawn(
         handle: handle.clone(),
         replies: HashMap::new(),
         prejudged: HashMap::new(),
+        requests: HashMap::new(),
         cancels: HashMap::new(),
+        graces: Vec::new(),
         run_tasks: HashMap::new(),
         run_queue,
         tasks: tasks.clone(),
@@ -277,11 +389,16 @@ impl Host {
         self.drain();
         loop {
             let deadline = self.service.poll_timeout();
+            let wake = deadline.map(|t| std::time::Instant::now() + until(t));
+            let wake = match (wake, self.graces.iter().map(|(t, _)| *t).min()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             let input = async { cmds.recv().await.map_or(Input::Closed, Input::Cmd) }
                 .or(async { runs.recv().await.map_or(Input::Closed, Input::Run) })
                 .or(async {
-                    match deadline {
-                        Some(t) => smol::Timer::after(until(t)).await,
+                    match wake {
+                        Some(t) => smol::Timer::at(t).await,
                         None => smol::future::pending::<std::time::Instant>().await,
                     };
                     Input::Timer
@@ -305,6 +422,9 @@ impl Host {
             }
             if deadline.is_some_and(|t| until(t).is_zero()) {
                 self.service.handle_timeout(now());
+            }
+            if !self.graces.is_empty() {
+                self.abandon_overdue();
             }
             self.drain();
             if self.stopping && self.service.open_calls() == 0 && self.webhooks_in_flight == 0 && self.service.store_idle() {
@@ -331,9 +451,11 @@ impl Host {
     fn command(&mut self, c: Command) {
         match c {
             Command::Request(req, reply, id, prejudged) => {
-                let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                let http = HttpRequest { method: &req.method, target: &req.target, headers: &headers, body: &req.body };
-                let call = self.service.handle_request(&http, now());
+                let call = {
+                    let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                    let http = HttpRequest { method: &req.method, target: &req.target, headers: &headers, body: &req.body };
+                    self.service.handle_request(&http, now())
+                };
                 id.store(call.0, Ordering::Release);
                 if reply.is_closed() {
                     // The connection went away before its request was handed over.
@@ -343,25 +465,47 @@ impl Host {
                     if let Some(p) = prejudged {
                         self.prejudged.insert(call, p);
                     }
+                    if self.config.authenticate.is_some() {
+                        self.requests.insert(call, HttpSide::from(req));
+                    }
                 }
             }
             Command::CheckHead(req, body_len, reply) => {
-                let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                let http = HttpRequest { method: &req.method, target: &req.target, headers: &headers, body: &[] };
-                let verdict = match self.service.check_head(&http, body_len) {
+                let check = {
+                    let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                    let http = HttpRequest { method: &req.method, target: &req.target, headers: &headers, body: &[] };
+                    self.service.check_head(&http, body_len)
+                };
+                let verdict = match check {
                     HeadCheck::Continue => HeadVerdict::Continue(None),
                     HeadCheck::Answer(response) => HeadVerdict::Answer(response),
-                    HeadCheck::Authenticate(head) => match self.judge(head.request()) {
-                        Ok(principal) => HeadVerdict::Continue(Some(Prejudged { head, principal })),
-                        Err(e) => HeadVerdict::Answer(self.service.refuse_head(&head, e)),
-                    },
+                    HeadCheck::Authenticate(head) => {
+                        let call = HttpSide::from(req).into_call(head.request().clone());
+                        match self.config.authenticate.clone() {
+                            Some(AuthHook::Async(hook)) => {
+                                let cmds = self.handle.cmds.clone();
+                                let head = Box::new(head);
+                                self.run_async_hook(hook, call, move |v| {
+                                    let _ = cmds.try_send(Command::HeadJudged(head, v, reply));
+                                });
+                                return;
+                            }
+                            hook => self.head_verdict(head, self.judge_now(hook.as_ref(), &call)),
+                        }
+                    }
                     // A kind of check this host does not know: read the body, as without one.
                     _ => HeadVerdict::Continue(None),
                 };
                 let _ = reply.try_send(verdict);
             }
+            Command::Judged(call, verdict) => self.service.handle_authenticated(call, verdict, now()),
+            Command::HeadJudged(head, verdict, reply) => {
+                let verdict = self.head_verdict(*head, verdict);
+                let _ = reply.try_send(verdict);
+            }
             Command::Gone(call) => {
                 self.replies.remove(&call);
+                self.requests.remove(&call);
                 self.service.handle_caller_gone(call);
             }
             Command::Webhook(id, outcome) => {
@@ -404,6 +548,9 @@ impl Host {
                     if !self.prejudged.is_empty() {
                         self.prejudged.remove(&call);
                     }
+                    if !self.requests.is_empty() {
+                        self.requests.remove(&call);
+                    }
                     if let Some(r) = self.replies.remove(&call) {
                         let _ = r.try_send(CallEvent::Answer(response));
                     }
@@ -425,22 +572,33 @@ impl Host {
                     }
                 }
                 Output::Authenticate(req) => {
-                    let verdict = match self.prejudged.remove(&req.call) {
-                        Some(p) if p.head.answers(&req) => Ok(p.principal),
-                        _ => self.judge(&req),
-                    };
-                    self.service.handle_authenticated(req.call, verdict, now());
+                    let side = self.requests.remove(&req.call);
+                    match self.prejudged.remove(&req.call) {
+                        Some(p) if p.head.answers(&req) => self.service.handle_authenticated(req.call, Ok(p.principal), now()),
+                        _ => self.authenticate(req, side.unwrap_or_default()),
+                    }
                 }
                 Output::StartRun(start) => self.start_run(start),
                 Output::CancelRun { run, .. } => {
                     if let Some(c) = self.cancels.remove(&run) {
                         c.cancel();
                     }
-                    if let AgentKind::Callback(agent) = &self.config.agent {
-                        let agent = agent.clone();
-                        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| agent.cancel(run))).is_err() {
-                            self.config.log.log(Level::Error, "the agent's cancel callback panicked");
+                    let told = match &self.config.agent {
+                        AgentKind::Callback(agent) => {
+                            let agent = agent.clone();
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| agent.cancel(run)))
                         }
+                        AgentKind::Future(exec) => {
+                            let exec = exec.clone();
+                            if self.run_tasks.contains_key(&run) {
+                                // Dropped once its grace is over, if it has not returned by then.
+                                self.graces.push((std::time::Instant::now() + self.config.cancel_grace, run));
+                            }
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exec.cancel(run)))
+                        }
+                    };
+                    if told.is_err() {
+                        self.config.log.log(Level::Error, "the agent's cancel callback panicked");
                     }
                 }
                 Output::Store(req) => {
@@ -466,14 +624,80 @@ impl Host {
         }
     }
 
-    /// The authentication hook's verdict (anonymous without a hook; a panic is a refusal).
-    fn judge(&self, req: &AuthRequest) -> Result<Option<String>, A2aError> {
-        match &self.config.authenticate {
-            Some(hook) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook(req))).unwrap_or_else(|_| {
-                self.config.log.log(Level::Error, "the authentication hook panicked");
-                Err(A2aError::with_message(ErrorKind::Internal, "authentication failed"))
-            }),
+    /// Judges a call: at once with a synchronous hook, as a task of its own with an
+    /// asynchronous one (its verdict comes back as [`Command::Judged`]).
+    fn authenticate(&mut self, req: AuthRequest, side: HttpSide) {
+        let id = req.call;
+        let call = side.into_call(req);
+        match self.config.authenticate.clone() {
+            Some(AuthHook::Async(hook)) => {
+                let cmds = self.handle.cmds.clone();
+                self.run_async_hook(hook, call, move |v| {
+                    let _ = cmds.try_send(Command::Judged(id, v));
+                });
+            }
+            hook => {
+                let verdict = self.judge_now(hook.as_ref(), &call);
+                self.service.handle_authenticated(id, verdict, now());
+            }
+        }
+    }
+
+    /// A synchronous hook's verdict (anonymous without a hook; a panic is a refusal).
+    fn judge_now(&self, hook: Option<&AuthHook>, call: &AuthCall) -> AuthVerdict {
+        match hook {
+            Some(AuthHook::Sync(f)) => {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(call))).unwrap_or_else(|_| hook_panicked(&self.config.log))
+            }
+            // Asynchronous hooks are run by `run_async_hook`; never here.
+            Some(AuthHook::Async(_)) => Err(A2aError::with_message(ErrorKind::Internal, "authentication failed")),
             None => Ok(None),
+        }
+    }
+
+    /// Runs an asynchronous hook as a task of its own; `done` gets its verdict (a panic,
+    /// while making the future or polling it, is a refusal).
+    fn run_async_hook(
+        &self,
+        hook: Arc<dyn Fn(AuthCall) -> AuthFuture + Send + Sync>,
+        call: AuthCall,
+        done: impl FnOnce(AuthVerdict) + Send + 'static,
+    ) {
+        let log = self.config.log.clone();
+        self.tasks
+            .spawn(async move {
+                use smol::future::FutureExt;
+                let verdict = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hook(call))) {
+                    Ok(fut) => std::panic::AssertUnwindSafe(fut).catch_unwind().await.unwrap_or_else(|_| hook_panicked(&log)),
+                    Err(_) => hook_panicked(&log),
+                };
+                done(verdict);
+            })
+            .detach();
+    }
+
+    /// What a head waiting for `100 Continue` is told, given the hook's verdict on it.
+    fn head_verdict(&self, head: a2a_wire::service::HeadAuth, verdict: AuthVerdict) -> HeadVerdict {
+        match verdict {
+            Ok(principal) => HeadVerdict::Continue(Some(Prejudged { head, principal })),
+            Err(e) => HeadVerdict::Answer(self.service.refuse_head(&head, e)),
+        }
+    }
+
+    /// Drops the futures of canceled runs whose grace is over.
+    fn abandon_overdue(&mut self) {
+        let now = std::time::Instant::now();
+        let mut i = 0;
+        while i < self.graces.len() {
+            if self.graces[i].0 <= now {
+                let (_, run) = self.graces.swap_remove(i);
+                if let Some(task) = self.run_tasks.remove(&run) {
+                    self.config.log.log(Level::Info, &format!("run {} still ran after its cancel grace: dropped", run.0));
+                    drop(task);
+                }
+            } else {
+                i += 1;
+            }
         }
     }
 
@@ -500,6 +724,9 @@ impl Host {
             resumed: e.resumed,
             task: start.task,
             call: e.context,
+            tenant: e.tenant,
+            metadata: e.metadata,
+            configuration: e.configuration,
             cancel,
         };
         use a2a_wire::engine::AGENT_FAILED as FAILED;

@@ -95,6 +95,8 @@ pub mod signing;
 pub mod sqlite;
 pub mod store;
 pub mod tls;
+#[cfg(feature = "tower")]
+pub mod tower;
 pub mod url;
 pub mod webhook;
 

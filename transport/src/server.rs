@@ -17,7 +17,7 @@ use crate::io::{Rewind, TaskCount};
 use crate::store::Store;
 use a2a_wire::engine::MemoryStore;
 use a2a_wire::log::{Level, SharedLog};
-use a2a_wire::service::{AuthRequest, Service, ServiceConfig};
+use a2a_wire::service::{Service, ServiceConfig};
 use a2a_wire::v1;
 use smol::net::{TcpListener, TcpStream};
 use std::net::SocketAddr;
@@ -53,9 +53,14 @@ pub struct ServerConfig {
     pub card_max_age: u32,
     /// How push notifications are delivered.
     pub webhooks: crate::webhook::WebhookPolicy,
-    /// Who is calling: given the credentials of each call, the principal or an A2A error.
-    /// `None`: every call is anonymous and the extended card is never served.
+    /// Who is calling: given each call and its whole HTTP request, the principal or an A2A
+    /// error (see [`AuthHook`]). `None`: every call is anonymous and the extended card is
+    /// never served.
     pub authenticate: Option<AuthHook>,
+    /// How long an agent future ([`crate::agent::AgentExecutor`]) may go on after its task
+    /// was canceled before it is dropped (5 s by default). It sees the cancel at once
+    /// ([`crate::agent::RequestContext::cancelled`]); its events are refused from then on.
+    pub cancel_grace: std::time::Duration,
     /// Recognise retried messages by `messageId` (off by default, as in the official SDKs).
     pub dedup_message_ids: bool,
     /// With an external store: about how many bytes of idle tasks the working set caches
@@ -88,6 +93,9 @@ pub struct ServerConfig {
     pub v03_file_bytes: a2a_wire::server::FileBytes,
 }
 
+/// How long a canceled agent future may go on before it is dropped ([`ServerConfig::cancel_grace`]).
+pub const DEFAULT_CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The default lease on running work over a shared store ([`ServerConfig::lease`]).
 pub const DEFAULT_LEASE: std::time::Duration = std::time::Duration::from_secs(15);
 
@@ -102,6 +110,7 @@ impl ServerConfig {
             card_max_age: 300,
             webhooks: Default::default(),
             authenticate: None,
+            cancel_grace: DEFAULT_CANCEL_GRACE,
             dedup_message_ids: false,
             cache_bytes: 64 << 20,
             retention: None,
@@ -123,7 +132,7 @@ impl ServerConfig {
         for extended in self.extended_card.iter_mut().chain(self.extended_cards.values_mut()) {
             tokens.declare(extended);
         }
-        self.authenticate = Some(Arc::new(move |req: &AuthRequest| tokens.authenticate(&req.headers)));
+        self.authenticate = Some(AuthHook::new(move |req: &crate::host::AuthCall| tokens.authenticate(&req.call.headers)));
         self
     }
 
@@ -231,35 +240,11 @@ impl Server {
 
     /// Binds `addr` and starts the service with `agent` and `store`.
     pub async fn bind_agent(addr: SocketAddr, config: ServerConfig, agent: AgentKind, store: impl Into<Store>) -> std::io::Result<Server> {
-        let mut service_config = ServiceConfig::new(config.card.clone());
-        service_config.extended_card = config.extended_card.clone();
-        service_config.extended_cards = config.extended_cards.clone();
-        service_config.card_max_age = config.card_max_age;
-        service_config.authenticate = config.authenticate.is_some();
-        service_config.engine.dedup_message_ids = config.dedup_message_ids;
-        service_config.webhooks = config.webhooks.schedule();
-        service_config.log = config.log.clone();
-        service_config.limits.max_body = config.limits.max_body;
-        service_config.v03_file_bytes = config.v03_file_bytes;
-        service_config.engine.cache_bytes = config.cache_bytes;
-        service_config.engine.retention = config.retention;
-        service_config.engine.resume_lost_runs = config.resume_lost_runs;
-        let (storage, external) = store.into().split();
-        service_config.engine.event_epoch = external.as_ref().and_then(|e| e.event_epoch());
-        // Leases only over a store that several servers share (one that keeps events).
-        service_config.engine.lease = config.lease.filter(|_| service_config.engine.event_epoch.is_some());
-        let service = Service::new(service_config, storage, os_random_key()?, now()).map_err(invalid)?;
+        let service = service_for(&config, store.into())?;
         // Bind before anything is spawned: a failed bind leaves nothing running.
         let listener = TcpListener::bind(addr).await?;
         let tasks = TaskCount::default();
-        let host_config = HostConfig {
-            agent,
-            authenticate: config.authenticate.clone(),
-            webhooks: config.webhooks.clone(),
-            stream_queue: config.stream_queue,
-            log: config.log.clone(),
-        };
-        let (host, host_task) = crate::host::spawn(service, host_config, tasks.clone(), external)?;
+        let (host, host_task) = spawn_host(&config, agent, service, tasks.clone())?;
         let (stop_tx, stop) = async_channel::bounded(1);
         let shared = Arc::new(Shared {
             limits: config.limits,
@@ -298,7 +283,7 @@ impl Server {
                 })
                 .await;
             let Some(res) = accepted else { break };
-            let Ok((stream, _peer)) = res else { continue };
+            let Ok((stream, peer)) = res else { continue };
             let s = shared.clone();
             let count = s.connections.fetch_add(1, Ordering::AcqRel) + 1;
             connections.retain(|t: &smol::Task<()>| !t.is_finished());
@@ -309,7 +294,7 @@ impl Server {
                         let _ = http1::write_response(&mut stream, 503, &[], b"too many connections", true).await;
                     }
                 } else if let Some(stream) = handshake(&s, stream).await {
-                    serve_connection(&s, stream).await;
+                    serve_connection(&s, stream, peer).await;
                 }
                 s.connections.fetch_sub(1, Ordering::AcqRel);
             }));
@@ -401,8 +386,19 @@ async fn linger(stream: &mut Stream) {
 
 /// The service's word on a head whose client waits for `100 Continue`; `None` when the
 /// connection must close (the answer was written, or the server stopped).
-async fn answer_expectation(shared: &Shared, stream: &mut Stream, head: &http1::RequestHead) -> Option<Option<Prejudged>> {
-    let probe = OwnedRequest { method: head.method.clone(), target: head.target.clone(), headers: head.headers.clone(), body: Vec::new() };
+async fn answer_expectation(
+    shared: &Shared,
+    stream: &mut Stream,
+    head: &http1::RequestHead,
+    peer: SocketAddr,
+) -> Option<Option<Prejudged>> {
+    let probe = OwnedRequest {
+        method: head.method.clone(),
+        target: head.target.clone(),
+        headers: head.headers.clone(),
+        body: Vec::new(),
+        peer: Some(peer),
+    };
     let declared = match head.body {
         http1::BodyLength::Length(n) => Some(n),
         http1::BodyLength::Chunked => None,
@@ -429,7 +425,7 @@ async fn answer_expectation(shared: &Shared, stream: &mut Stream, head: &http1::
     }
 }
 
-async fn serve_connection(shared: &Arc<Shared>, mut stream: Stream) {
+async fn serve_connection(shared: &Arc<Shared>, mut stream: Stream, peer: SocketAddr) {
     use smol::future::FutureExt;
     let mut buf = Buffer::new();
     // A connection that has not sent its first bytes yet is idle: a shutdown closes it.
@@ -447,7 +443,7 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: Stream) {
             // Boxed: an HTTP/2 connection's state is large, and inline it would size every
             // HTTP/1.1 connection's task too.
             Box::pin(crate::grpc::serve(io, shared.limits, shared.tasks.clone(), shared.stop.clone(), move |parts, body, responder| {
-                serve_grpc(s.clone(), parts, body, responder)
+                serve_grpc(s.clone(), parts, body, responder, peer)
             }))
             .await;
             return;
@@ -485,7 +481,7 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: Stream) {
         // (RFC 9110 §10.1.1); one that sent its body already does not wait.
         let mut prejudged = None;
         if head.wants_continue(buf.buffered()) {
-            match answer_expectation(shared, &mut stream, &head).await {
+            match answer_expectation(shared, &mut stream, &head, peer).await {
                 Some(p) => prejudged = p,
                 None => return,
             }
@@ -507,7 +503,7 @@ async fn serve_connection(shared: &Arc<Shared>, mut stream: Stream) {
         }
         let close = !head.keep_alive;
         let head_only = head.method.eq_ignore_ascii_case("HEAD");
-        let req = OwnedRequest { method: head.method, target: head.target, headers: head.headers, body };
+        let req = OwnedRequest { method: head.method, target: head.target, headers: head.headers, body, peer: Some(peer) };
         let ok = serve_request(shared, &mut stream, &mut buf, req, prejudged, close, head_only).await;
         if !ok || close {
             return;
@@ -612,11 +608,17 @@ async fn serve_request(
 const STREAM_BATCH: usize = 64;
 
 /// Serves one gRPC request (already read whole).
-async fn serve_grpc(shared: Arc<Shared>, parts: http::request::Parts, body: Vec<u8>, mut responder: crate::grpc::Responder) {
+async fn serve_grpc(
+    shared: Arc<Shared>,
+    parts: http::request::Parts,
+    body: Vec<u8>,
+    mut responder: crate::grpc::Responder,
+    peer: SocketAddr,
+) {
     let headers: Vec<(String, String)> =
         parts.headers.iter().map(|(k, v)| (k.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect();
     let target = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/").to_owned();
-    let req = OwnedRequest { method: parts.method.as_str().to_owned(), target, headers, body };
+    let req = OwnedRequest { method: parts.method.as_str().to_owned(), target, headers, body, peer: Some(peer) };
     let Some(handle) = shared.host.call(req).await else { return };
     loop {
         use smol::future::FutureExt;
@@ -653,6 +655,47 @@ async fn serve_grpc(shared: Arc<Shared>, parts: http::request::Parts, body: Vec<
             return;
         }
     }
+}
+
+/// The sans-IO service `config` describes over `store` (and the store's thread side).
+pub(crate) fn service_for(config: &ServerConfig, store: Store) -> std::io::Result<(Service, Option<Box<dyn crate::store::ExternalStore>>)> {
+    let mut service_config = ServiceConfig::new(config.card.clone());
+    service_config.extended_card = config.extended_card.clone();
+    service_config.extended_cards = config.extended_cards.clone();
+    service_config.card_max_age = config.card_max_age;
+    service_config.authenticate = config.authenticate.is_some();
+    service_config.engine.dedup_message_ids = config.dedup_message_ids;
+    service_config.webhooks = config.webhooks.schedule();
+    service_config.log = config.log.clone();
+    service_config.limits.max_body = config.limits.max_body;
+    service_config.v03_file_bytes = config.v03_file_bytes;
+    service_config.engine.cache_bytes = config.cache_bytes;
+    service_config.engine.retention = config.retention;
+    service_config.engine.resume_lost_runs = config.resume_lost_runs;
+    let (storage, external) = store.split();
+    service_config.engine.event_epoch = external.as_ref().and_then(|e| e.event_epoch());
+    // Leases only over a store that several servers share (one that keeps events).
+    service_config.engine.lease = config.lease.filter(|_| service_config.engine.event_epoch.is_some());
+    let service = Service::new(service_config, storage, os_random_key()?, now()).map_err(invalid)?;
+    Ok((service, external))
+}
+
+/// Starts the host of `service` with `config`'s agent settings on smol's executor.
+pub(crate) fn spawn_host(
+    config: &ServerConfig,
+    agent: AgentKind,
+    (service, external): (Service, Option<Box<dyn crate::store::ExternalStore>>),
+    tasks: TaskCount,
+) -> std::io::Result<(HostHandle, smol::Task<()>)> {
+    let host_config = HostConfig {
+        agent,
+        authenticate: config.authenticate.clone(),
+        cancel_grace: config.cancel_grace,
+        webhooks: config.webhooks.clone(),
+        stream_queue: config.stream_queue,
+        log: config.log.clone(),
+    };
+    crate::host::spawn(service, host_config, tasks, external)
 }
 
 /// A server on a thread of its own, for hosts that are not async Rust (the C, Python and

@@ -85,7 +85,7 @@ fn clients(addr: SocketAddr) -> Vec<(Binding, ProtocolVersion, Client)> {
 fn every_interface_sends_gets_cancels_and_reports_errors() {
     let addr = start(Limits::default());
     smol::block_on(async {
-        for (binding, version, mut client) in clients(addr) {
+        for (binding, version, client) in clients(addr) {
             let what = format!("{binding:?} {version}");
             let Reply::Task(t) = client.send_message(message("hello", None)).await.unwrap() else { panic!("{what}: expected a task") };
             let task = t.task().clone();
@@ -123,7 +123,7 @@ fn every_interface_sends_gets_cancels_and_reports_errors() {
 fn streams_assemble_appended_chunks_and_follow_ups_complete_input_required_tasks() {
     let addr = start(Limits::default());
     smol::block_on(async {
-        for (binding, version, mut client) in clients(addr) {
+        for (binding, version, client) in clients(addr) {
             let what = format!("{binding:?} {version}");
             let mut stream = client.send_streaming_message(message("slow", None)).await.unwrap();
             let mut tracker = TaskTracker::empty();
@@ -154,7 +154,7 @@ fn streams_assemble_appended_chunks_and_follow_ups_complete_input_required_tasks
 fn a_client_leaving_a_stream_does_not_cancel_the_task_and_can_resubscribe() {
     let addr = start(Limits::default());
     smol::block_on(async {
-        for (binding, version, mut client) in clients(addr) {
+        for (binding, version, client) in clients(addr) {
             let what = format!("{binding:?} {version}");
             let mut stream = client.send_streaming_message(message("slow", None)).await.unwrap();
             let first = stream.next().await.unwrap().unwrap();
@@ -256,7 +256,7 @@ fn an_oversize_body_is_refused_and_the_server_keeps_serving() {
         req.extend_from_slice(&vec![b'x'; 0x10000]);
         let answer = raw(addr, &req).await;
         assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
-        let (_, _, mut client) = clients(addr).remove(0);
+        let (_, _, client) = clients(addr).remove(0);
         assert!(matches!(client.send_message(message("hello", None)).await.unwrap(), Reply::Task(_)));
     });
 }
@@ -269,7 +269,7 @@ fn a_slow_header_is_timed_out_while_other_clients_are_served() {
         slow.write_all(b"GET /.well-known/agent-card.json HTTP/1.1\r\n").await.unwrap();
         let started = Instant::now();
         // Meanwhile, another client is served at once.
-        let (_, _, mut client) = clients(addr).remove(0);
+        let (_, _, client) = clients(addr).remove(0);
         assert!(matches!(client.send_message(message("hello", None)).await.unwrap(), Reply::Task(_)));
         // The slow client dribbles one header byte at a time; the head deadline still holds.
         let mut out = Vec::new();
@@ -309,7 +309,7 @@ fn a_flood_of_idle_connections_is_refused_then_timed_out() {
             assert_ne!(n, usize::MAX, "an idle connection was not closed");
         }
         smol::Timer::after(Duration::from_millis(100)).await;
-        let (_, _, mut client) = clients(addr).remove(0);
+        let (_, _, client) = clients(addr).remove(0);
         assert!(matches!(client.send_message(message("hello", None)).await.unwrap(), Reply::Task(_)));
     });
 }

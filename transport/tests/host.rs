@@ -143,7 +143,7 @@ fn an_agent_that_is_not_a_future_serves_the_demo_behaviours_on_every_interface()
     let (server, _agent) = start_thread_agent();
     let addr = server.local_addr();
     smol::block_on(async {
-        for (what, mut client) in clients(addr) {
+        for (what, client) in clients(addr) {
             let Reply::Task(t) = client.send_message(message("hello", None)).await.unwrap() else { panic!("{what}") };
             assert_eq!((t.state(), artifact_text(t.task()).as_str()), (Some(v1::TaskState::Completed), "hello"), "{what}");
 
@@ -178,7 +178,7 @@ fn an_agent_that_publishes_after_its_task_ended_learns_it() {
     let (server, late) = start_thread_agent();
     let addr = server.local_addr();
     smol::block_on(async {
-        let (_, mut client) = clients(addr).remove(0);
+        let (_, client) = clients(addr).remove(0);
         let Reply::Task(t) = client.send_message(message("late", None)).await.unwrap() else { panic!() };
         assert_eq!(t.state(), Some(v1::TaskState::Completed));
         let deadline = Instant::now() + Duration::from_secs(5);
@@ -202,7 +202,7 @@ fn a_panicking_agent_fails_its_task_and_the_server_keeps_serving() {
     let (server, _agent) = start_thread_agent();
     let addr = server.local_addr();
     smol::block_on(async {
-        let (_, mut client) = clients(addr).remove(0);
+        let (_, client) = clients(addr).remove(0);
         // A panic inside start(): the run fails before it created a task.
         let e = client.send_message(message("panic-now", None)).await.unwrap_err();
         assert!(matches!(&e, Error::A2a(ClientError::Remote(Received::A2a(a))) if a.kind() == ErrorKind::Internal), "{e}");
@@ -238,7 +238,7 @@ fn a_panicking_future_agent_fails_its_task_too() {
     let server =
         RunningServer::start(addr, ServerConfig::new(demo::card(addr)), AgentKind::Future(Arc::new(Panics)), MemoryStore::new()).unwrap();
     smol::block_on(async {
-        let (_, mut client) = clients(addr).remove(0);
+        let (_, client) = clients(addr).remove(0);
         let Reply::Task(t) = client.send_message(message("boom", None)).await.unwrap() else { panic!() };
         assert_eq!(t.state(), Some(v1::TaskState::Failed));
         let Reply::Task(t) = client.send_message(message("fine", None)).await.unwrap() else { panic!() };
@@ -300,7 +300,7 @@ fn a_client_that_leaves_while_it_waits_frees_its_connection_at_once() {
         let server = Server::bind(addr, ServerConfig::new(demo::card(addr)), Arc::new(EchoAgent::default())).await.unwrap();
         let handle = server.shutdown_handle();
         let running = smol::spawn(server.run());
-        let (_, mut client) = clients(addr).remove(0);
+        let (_, client) = clients(addr).remove(0);
         // A task waiting for input: a subscription to it gets its first event, then nothing.
         let Reply::Task(asked) = client.send_message(message("need-input", None)).await.unwrap() else { panic!() };
         let idle = handle.live_tasks();
@@ -347,7 +347,7 @@ fn an_agent_that_panics_building_its_future_fails_the_run_not_the_server() {
         RunningServer::start(addr, ServerConfig::new(demo::card(addr)), AgentKind::Future(Arc::new(PanicsAtOnce)), MemoryStore::new())
             .unwrap();
     smol::block_on(async {
-        let (_, mut client) = clients(addr).remove(0);
+        let (_, client) = clients(addr).remove(0);
         for _ in 0..2 {
             let e = client.send_message(message("hello", None)).await.unwrap_err();
             assert!(matches!(&e, Error::A2a(ClientError::Remote(Received::A2a(a))) if a.kind() == ErrorKind::Internal), "{e}");

@@ -174,7 +174,7 @@ fn retention_on_every_binding(store: Store) {
         // Within a few seconds the completed tasks are gone; the input-required ones, of the
         // same age, stay.
         let deadline = Instant::now() + Duration::from_secs(10);
-        for ((what, mut client), (_, id)) in clients(addr).into_iter().zip(&done) {
+        for ((what, client), (_, id)) in clients(addr).into_iter().zip(&done) {
             loop {
                 match client.get_task(v1::GetTaskRequest { id: id.clone(), ..Default::default() }).await {
                     Ok(_) => {
@@ -188,7 +188,7 @@ fn retention_on_every_binding(store: Store) {
                 }
             }
         }
-        for ((what, mut client), (_, id)) in clients(addr).into_iter().zip(&waiting) {
+        for ((what, client), (_, id)) in clients(addr).into_iter().zip(&waiting) {
             let t = client.get_task(v1::GetTaskRequest { id: id.clone(), ..Default::default() }).await.unwrap();
             assert_eq!(state(&t), v1::TaskState::InputRequired as i32, "{what}: never deleted by retention");
             // A deleted task answers as one that never existed, for every operation.
@@ -436,7 +436,7 @@ mod pg {
         let (_a, addr_a) = start(PgStore::open(&url).unwrap(), |_| {});
         let (_b, addr_b) = start(PgStore::open(&url).unwrap(), |_| {});
         smol::block_on(async {
-            let (mut ca, mut cb) = (clients(addr_a).remove(0).1, clients(addr_b).remove(0).1);
+            let (ca, cb) = (clients(addr_a).remove(0).1, clients(addr_b).remove(0).1);
             let mut sa = ca.send_streaming_message(message("ticks 8 100", "", 0)).await.unwrap();
             let first = sa.next().await.unwrap().unwrap();
             let Some(v1::stream_response::Payload::Task(t)) = first.payload else { panic!("{first:?}") };
@@ -470,7 +470,7 @@ mod pg {
         let (_a, addr_a) = start(PgStore::open(&url).unwrap(), |_| {});
         let (_b, addr_b) = start(PgStore::open(&url).unwrap(), |_| {});
         smol::block_on(async {
-            let (mut ca, mut cb) = (clients(addr_a).remove(0).1, clients(addr_b).remove(0).1);
+            let (ca, cb) = (clients(addr_a).remove(0).1, clients(addr_b).remove(0).1);
             let mut sa = ca.send_streaming_message(message("ticks 200 50", "", 0)).await.unwrap();
             let first = sa.next().await.unwrap().unwrap();
             let Some(v1::stream_response::Payload::Task(t)) = first.payload else { panic!("{first:?}") };

@@ -54,7 +54,8 @@ impl Engine {
         if streaming && !self.config.streaming {
             return Err(A2aError::unsupported("Streaming is not supported by this agent (capabilities.streaming)"));
         }
-        let cfg = req.configuration.unwrap_or_default();
+        let configuration = req.configuration;
+        let cfg = configuration.clone().unwrap_or_default();
         if let Some(h) = cfg.history_length {
             if h < 0 {
                 return Err(A2aError::invalid_field(&history_field("configuration"), "must be 0 or more"));
@@ -131,7 +132,7 @@ impl Engine {
         let entry = Run {
             id: run,
             message: message.clone(),
-            tenant,
+            tenant: tenant.clone(),
             owner: ctx.principal.clone(),
             message_key: key.clone(),
             push_config,
@@ -147,6 +148,8 @@ impl Engine {
             follow_up,
             context: ctx,
             metadata: req.metadata,
+            tenant,
+            configuration,
             resumed: false,
         }));
         Ok(())

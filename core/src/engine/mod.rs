@@ -147,7 +147,14 @@ impl Default for CallContext {
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentEvent {
     /// A new status.
-    Status(v1::TaskStatus),
+    Status {
+        /// The status.
+        status: v1::TaskStatus,
+        /// The status update event's metadata (extensions carry their data here). The first
+        /// status of a task the agent creates with `SUBMITTED` is shown as the Task itself:
+        /// its metadata becomes the task's.
+        metadata: Option<crate::proto::google::protobuf::Struct>,
+    },
     /// An artifact or a chunk of one.
     Artifact {
         /// The artifact (chunk).
@@ -156,9 +163,23 @@ pub enum AgentEvent {
         append: bool,
         /// Last chunk of that artifact.
         last_chunk: bool,
+        /// The artifact update event's metadata.
+        metadata: Option<crate::proto::google::protobuf::Struct>,
     },
     /// A message: as the first event, a direct reply (no task); later, a message in the task.
     Message(v1::Message),
+}
+
+impl AgentEvent {
+    /// A status without metadata.
+    pub fn status(status: v1::TaskStatus) -> Self {
+        AgentEvent::Status { status, metadata: None }
+    }
+
+    /// An artifact (chunk) without metadata.
+    pub fn artifact(artifact: v1::Artifact, append: bool, last_chunk: bool) -> Self {
+        AgentEvent::Artifact { artifact, append, last_chunk, metadata: None }
+    }
 }
 
 /// The status text of a task whose run panicked or crashed (hosts use it, so that every
@@ -192,8 +213,13 @@ pub struct Execution {
     pub follow_up: bool,
     /// Who sent it.
     pub context: CallContext,
-    /// The request's metadata.
+    /// The request's metadata (`SendMessageRequest.metadata`).
     pub metadata: Option<crate::proto::google::protobuf::Struct>,
+    /// The tenant the request named ("" = none).
+    pub tenant: String,
+    /// The request's configuration (accepted output modes, history length, return
+    /// immediately, push config), as sent; `None` when it sent none (and for a resumed run).
+    pub configuration: Option<v1::SendMessageConfiguration>,
     /// True when this run resumes a task whose run was lost (the server restarted while the
     /// task was `SUBMITTED` or `WORKING`; see [`Engine::resume_lost_runs`]). `message` is the
     /// task's last user message; the agent continues from the stored task.

@@ -45,7 +45,7 @@ impl Engine {
             let entry = Run {
                 id: run,
                 message: message.clone(),
-                tenant,
+                tenant: tenant.clone(),
                 owner: owner.clone(),
                 message_key: String::new(),
                 push_config: None,
@@ -66,6 +66,8 @@ impl Engine {
                 follow_up: true,
                 context: CallContext { principal: owner, ..CallContext::default() },
                 metadata: None,
+                tenant,
+                configuration: None,
                 resumed: true,
             }));
             started += 1;
@@ -162,21 +164,22 @@ impl Engine {
                 }
                 Ok(())
             }
-            AgentEvent::Status(status) if !exists && status.state == TaskState::Submitted as i32 => {
+            AgentEvent::Status { status, metadata } if !exists && status.state == TaskState::Submitted as i32 => {
                 // The agent announces the task it is creating: that status is its first.
                 if let Some(m) = &status.message {
                     if !m.task_id.is_empty() && m.task_id != task_id {
                         return Err(refused(task::Rejection::WrongTask { field: "taskId" }));
                     }
                 }
-                let record = self.new_record(task_id, Some(status), now)?;
+                let mut record = self.new_record(task_id, Some(status), now)?;
+                record.task.metadata = metadata;
                 self.create_task(task_id, record)
             }
             other => {
                 let ev = match other {
-                    AgentEvent::Status(status) => TaskEvent::Status { status, metadata: None },
-                    AgentEvent::Artifact { artifact, append, last_chunk } => {
-                        TaskEvent::Artifact { artifact, append, last_chunk, metadata: None }
+                    AgentEvent::Status { status, metadata } => TaskEvent::Status { status, metadata },
+                    AgentEvent::Artifact { artifact, append, last_chunk, metadata } => {
+                        TaskEvent::Artifact { artifact, append, last_chunk, metadata }
                     }
                     AgentEvent::Message(m) => TaskEvent::Message(m),
                 };

@@ -361,7 +361,7 @@ impl Matrix {
     /// No token, or one the server does not know: unauthenticated on every operation tried.
     async fn unauthenticated(&mut self) -> Check {
         for token in [None, Some("no-such-token")] {
-            let mut c = Matrix::client(&self.iface, token);
+            let c = Matrix::client(&self.iface, token);
             let r = c.send_message(message("hello", &fresh("anon"), "")).await.err();
             if r.as_ref().and_then(kind) != Some(ErrorKind::Unauthenticated) {
                 return Err(format!("SendMessage with token {token:?}: {r:?}"));

@@ -1,0 +1,1 @@
+//! Only its test matters (tests/axum.rs).
