@@ -50,6 +50,8 @@ BINS := $(CARGO) test --no-run -q
 # Unit tests, doc tests and the golden vectors (proto, core, tests).
 unit:
 	$(CARGO) test
+	# The README's "Use from Rust" commands, as written (the binaries `cargo test` just built).
+	sh examples/rust/readme.sh
 	# The transport without its default `sqlite` feature still builds (a store file is then refused).
 	$(CARGO) check -p a2a-wire-smol --no-default-features
 
