@@ -52,8 +52,15 @@ unit:
 	$(CARGO) test
 	# The README's "Use from Rust" commands, as written (the binaries `cargo test` just built).
 	sh examples/rust/readme.sh
-	# The transport without its default `sqlite` feature still builds (a store file is then refused).
-	$(CARGO) check -p a2a-wire-smol --no-default-features
+	# The transport's features build alone and together (a store file is refused without
+	# `sqlite`, gRPC and TLS fail saying so without theirs), and a client-only build compiles
+	# no SQLite, no h2 and no rustls.
+	for f in "" client server client,server client,grpc,tls server,grpc,tls,tower server,postgres; do \
+	  $(CARGO) check -q -p a2a-wire-smol --no-default-features --features "$$f" || exit 1; done
+	@deps=$$($(CARGO) tree -q -p a2a-wire-smol --no-default-features --features client -e normal --prefix none | cut -d' ' -f1 | sort -u); \
+	  for heavy in libsqlite3-sys rusqlite h2 rustls; do \
+	    if echo "$$deps" | grep -qx "$$heavy"; then echo "a client-only build compiles $$heavy"; exit 1; fi; done; \
+	  echo "client-only a2a-wire-smol: no SQLite, h2 or rustls"
 
 # PostgreSQL: a throwaway cluster (tests/pg/cluster.sh: Debian's postgresql installed when
 # missing, 127.0.0.1 only, fsync off, stopped at the end) for the store's tests

@@ -25,7 +25,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
         let iface = client.interface();
         println!("{} via {:?} {} at {}", card.name, iface.binding, iface.version, iface.url);
-        let message = v1::Message { message_id: new_id(), role: v1::Role::User as i32, parts: vec![text_part(&text)], ..Default::default() };
+        let message =
+            v1::Message { message_id: new_id(), role: v1::Role::User as i32, parts: vec![text_part(&text)], ..Default::default() };
         let mut stream = client.send_streaming_message(v1::SendMessageRequest { message: Some(message), ..Default::default() }).await?;
         while let Some(event) = stream.next().await {
             match event?.payload {

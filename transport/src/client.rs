@@ -99,8 +99,7 @@ pub(crate) async fn connect(url: &Url, options: &ClientOptions, alpn: &'static [
         if !url.tls {
             return Ok(Stream::Plain(stream));
         }
-        let tls = options.client_tls()?.connect(&url.server_name, alpn, stream).await?;
-        Ok(Stream::Client(Box::new(tls)))
+        options.client_tls()?.connect(&url.server_name, alpn, stream).await
     };
     crate::io::timeout(options.connect_timeout, open)
         .await
@@ -307,6 +306,10 @@ impl Client {
     /// [`Client::connect`] with these limits (the card fetch obeys them too).
     pub async fn connect_with(url: &str, support: &ClientSupport, options: ClientOptions) -> Result<(Client, v1::AgentCard), Error> {
         let view = fetch_card_with(url, &options).await?;
+        // A build without gRPC speaks only the HTTP/1.1 bindings.
+        #[cfg(not(feature = "grpc"))]
+        let support =
+            &ClientSupport { bindings: support.bindings.iter().filter(|b| **b != Binding::Grpc).cloned().collect(), ..support.clone() };
         let iface = card::select_interface(&view.card, support).map_err(|e| Error::Card(e.to_string()))?;
         Ok((Client::new(iface).with_options(options), view.card))
     }

@@ -246,14 +246,18 @@ pub fn standard_interfaces(origin: &str) -> Vec<v1::AgentInterface> {
         protocol_version: version.into(),
         ..Default::default()
     };
-    vec![
+    let all = vec![
         iface(http(paths::JSONRPC), "JSONRPC", "1.0"),
         iface(http(paths::REST), "HTTP+JSON", "1.0"),
         iface(grpc.clone(), "GRPC", "1.0"),
         iface(http(paths::JSONRPC_V03), "JSONRPC", "0.3"),
         iface(http(paths::REST_V03), "HTTP+JSON", "0.3"),
         iface(grpc, "GRPC", "0.3"),
-    ]
+    ];
+    // A build without gRPC serves the four HTTP/1.1 interfaces only.
+    #[cfg(not(feature = "grpc"))]
+    let all = all.into_iter().filter(|i| i.protocol_binding != "GRPC").collect();
+    all
 }
 
 /// The demo card for a server reachable at `addr` over cleartext: JSON-RPC, HTTP+JSON and

@@ -114,6 +114,7 @@ impl From<std::io::Error> for Error {
     }
 }
 
+#[cfg(feature = "grpc")]
 impl From<h2::Error> for Error {
     fn from(e: h2::Error) -> Self {
         Error::Transport(format!("HTTP/2: {e}"))

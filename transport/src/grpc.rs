@@ -41,6 +41,7 @@ pub struct GrpcConnection {
 impl GrpcConnection {
     /// Dials `url` (TLS with ALPN `h2` for `https://`) and runs the HTTP/2 handshake (the
     /// caller bounds the time).
+    #[cfg(feature = "client")]
     pub(crate) async fn connect(url: &Url, options: &crate::client::ClientOptions) -> Result<GrpcConnection, Error> {
         let stream = crate::client::connect(url, options, crate::tls::ALPN_H2).await?;
         let mut builder = h2::client::Builder::new();

@@ -72,7 +72,9 @@ impl TaskCount {
 /// A connection: plain TCP, or TLS over TCP (as a client or as a server).
 pub(crate) enum Stream {
     Plain(TcpStream),
+    #[cfg(feature = "tls")]
     Client(Box<futures_rustls::client::TlsStream<TcpStream>>),
+    #[cfg(feature = "tls")]
     Server(Box<futures_rustls::server::TlsStream<TcpStream>>),
 }
 
@@ -80,7 +82,9 @@ macro_rules! each_stream {
     ($self:ident, $s:ident => $e:expr) => {
         match $self.get_mut() {
             Stream::Plain($s) => $e,
+            #[cfg(feature = "tls")]
             Stream::Client($s) => $e,
+            #[cfg(feature = "tls")]
             Stream::Server($s) => $e,
         }
     };

@@ -21,6 +21,14 @@
 //!   ALPN on one port, the certificate replaceable while serving), the client
 //!   (`ClientOptions::tls`, `https://` URLs) and webhook deliveries (`WebhookPolicy::tls`).
 //!
+//! Features (all but `postgres` and `tower` on by default): `server` (the server, the host,
+//! agents, webhooks), `client` (the client), `grpc` (the gRPC binding, `h2`), `tls` (rustls),
+//! `sqlite` (the SQLite store), `postgres` (the PostgreSQL store), `tower` ([`tower`]: the
+//! server as a `tower_service::Service` for axum and hyper). A client-only build
+//! (`default-features = false, features = ["client"]`) compiles no SQLite, h2 or rustls;
+//! without `grpc` a client selects no gRPC interface, without `tls` an `https://` URL fails
+//! with [`Error::Tls`] saying why.
+//!
 //! Tasks are spawned on smol's global executor. For the best latency, run the server as a
 //! task there too and only wait on the calling thread, as the `a2a-wire` command does:
 //! `smol::future::block_on(smol::spawn(server.run()))`. One thread then runs every task and
@@ -75,31 +83,51 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// A build with some features off leaves pieces the others share unused.
+#![cfg_attr(not(all(feature = "server", feature = "client", feature = "grpc", feature = "tls")), allow(dead_code, unused_imports))]
 
+#[cfg(feature = "server")]
 pub mod agent;
+#[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "server")]
 pub mod demo;
 pub mod error;
+#[cfg(feature = "grpc")]
 pub mod grpc;
+#[cfg(not(feature = "grpc"))]
+#[path = "grpc_off.rs"]
+pub mod grpc;
+#[cfg(feature = "server")]
 pub mod host;
 pub mod http1;
 pub mod io;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+#[cfg(feature = "server")]
 pub mod ready;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod rows;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod signing;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+#[cfg(feature = "server")]
 pub mod store;
+#[cfg(feature = "tls")]
+pub mod tls;
+#[cfg(not(feature = "tls"))]
+#[path = "tls_off.rs"]
 pub mod tls;
 #[cfg(feature = "tower")]
 pub mod tower;
 pub mod url;
+#[cfg(feature = "server")]
 pub mod webhook;
 
+#[cfg(feature = "client")]
 pub use client::{Client, ClientOptions, EventStream};
 pub use error::Error;
+#[cfg(feature = "server")]
 pub use server::{RunningServer, Server, ServerConfig, ShutdownHandle};

@@ -156,7 +156,7 @@ struct Shared {
     stop: async_channel::Receiver<()>,
     tasks: TaskCount,
     log: SharedLog,
-    tls: Option<futures_rustls::TlsAcceptor>,
+    tls: Option<crate::tls::Acceptor>,
 }
 
 /// A running server. Dropping it does not stop it; call [`ShutdownHandle::shutdown`].
@@ -326,8 +326,8 @@ async fn handshake(shared: &Shared, stream: TcpStream) -> Option<Stream> {
     // Nagle off: answers are written whole, and stream events must not wait.
     let _ = stream.set_nodelay(true);
     let Some(acceptor) = &shared.tls else { return Some(Stream::Plain(stream)) };
-    match crate::io::timeout(shared.limits.head_timeout, acceptor.accept(stream)).await {
-        Ok(Ok(tls)) => Some(Stream::Server(Box::new(tls))),
+    match crate::io::timeout(shared.limits.head_timeout, crate::tls::accept(acceptor, stream)).await {
+        Ok(Ok(tls)) => Some(tls),
         Ok(Err(e)) => {
             shared.log.log(Level::Info, &format!("TLS handshake failed: {e}"));
             None

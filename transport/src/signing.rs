@@ -10,9 +10,9 @@
 use crate::Error;
 use a2a_wire::signing::{self, CardKeys, CardSigner, SignatureError, Verification, Verified};
 use a2a_wire::v1;
-use futures_rustls::pki_types;
 use ring::rand::SystemRandom;
 use ring::signature::{self as sig, EcdsaKeyPair, Ed25519KeyPair, KeyPair as _, UnparsedPublicKey};
+use rustls_pki_types as pki_types;
 use serde_json::{json, Value};
 use std::path::Path;
 

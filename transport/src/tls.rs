@@ -14,9 +14,10 @@
 //! period, and the name (DNS name or IP address) the URL dialed.
 
 use crate::error::Error;
-use futures_rustls::rustls::{self, pki_types};
+use futures_rustls::rustls;
 use pki_types::pem::PemObject;
 use pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls_pki_types as pki_types;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
@@ -240,12 +241,7 @@ impl ClientTls {
 
     /// Runs the handshake on `stream` for `host` (a DNS name or an IP address, without port
     /// or brackets), asking for `alpn`.
-    pub(crate) async fn connect(
-        &self,
-        host: &str,
-        alpn: &'static [u8],
-        stream: smol::net::TcpStream,
-    ) -> Result<futures_rustls::client::TlsStream<smol::net::TcpStream>, Error> {
+    pub(crate) async fn connect(&self, host: &str, alpn: &'static [u8], stream: smol::net::TcpStream) -> Result<crate::io::Stream, Error> {
         let name = ServerName::try_from(host.to_string()).map_err(|e| tls_error(&format!("{host:?} as a TLS server name"), e))?;
         let connector = futures_rustls::TlsConnector::from(self.config(alpn)?);
         let tls = connector.connect(name, stream).await.map_err(|e| tls_error(&format!("TLS handshake with {host}"), e))?;
@@ -253,8 +249,16 @@ impl ClientTls {
         if alpn == ALPN_H2 && agreed != Some(ALPN_H2) {
             return Err(Error::Tls(format!("{host} did not agree to HTTP/2 (ALPN h2), which gRPC needs")));
         }
-        Ok(tls)
+        Ok(crate::io::Stream::Client(Box::new(tls)))
     }
+}
+
+/// What a server with TLS accepts connections with.
+pub(crate) type Acceptor = futures_rustls::TlsAcceptor;
+
+/// The server side of the handshake on `stream`.
+pub(crate) async fn accept(acceptor: &Acceptor, stream: smol::net::TcpStream) -> std::io::Result<crate::io::Stream> {
+    Ok(crate::io::Stream::Server(Box::new(acceptor.accept(stream).await?)))
 }
 
 /// The process's default client TLS settings: the platform's roots, read on first use.

@@ -158,7 +158,7 @@ pub async fn deliver_once(req: &OutgoingRequest, policy: &WebhookPolicy) -> Outc
             };
             // The certificate must be for the name in the URL, whichever address answered.
             match tls.connect(&url.server_name, crate::tls::ALPN_HTTP1, tcp).await {
-                Ok(s) => Stream::Client(Box::new(s)),
+                Ok(s) => s,
                 Err(e) => return Outcome::Unreachable(e.to_string()),
             }
         } else {

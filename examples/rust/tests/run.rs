@@ -20,7 +20,9 @@ fn the_client_example_talks_to_the_server_example() {
     let mut line = String::new();
     BufReader::new(out).read_line(&mut line).unwrap();
     let url = line.trim().strip_prefix("listening on ").expect(&line).to_owned();
-    let run = |token: &str| Command::new(env!("CARGO_BIN_EXE_example-client")).args([&url, "make it loud"]).env("EXAMPLE_TOKEN", token).output().unwrap();
+    let run = |token: &str| {
+        Command::new(env!("CARGO_BIN_EXE_example-client")).args([&url, "make it loud"]).env("EXAMPLE_TOKEN", token).output().unwrap()
+    };
     let ok = run("demo-token");
     let stdout = String::from_utf8_lossy(&ok.stdout);
     assert!(ok.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&ok.stderr));
