@@ -194,6 +194,37 @@ impl BearerTokens {
     }
 }
 
+/// The `WWW-Authenticate` value for `card`: the auth scheme of each HTTP scheme it declares
+/// (`Bearer`, `Basic`, ...), `Bearer` for OAuth 2.0 and OpenID Connect (RFC 6750), and
+/// `Bearer` when it declares none of those (API keys and mTLS have no challenge of their own).
+pub fn challenge(card: &crate::v1::AgentCard) -> String {
+    use crate::v1::security_scheme::Scheme;
+    let mut names: alloc::vec::Vec<String> = alloc::vec::Vec::new();
+    for s in card.security_schemes.values() {
+        let name = match &s.scheme {
+            Some(Scheme::HttpAuthSecurityScheme(h))
+                if !h.scheme.is_empty() && h.scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+!#$%&'*^`|".contains(&b)) =>
+            {
+                let mut n = h.scheme.to_ascii_lowercase();
+                // Conventional capitalisation: `Bearer`, `Basic`, `Digest`.
+                if let Some(first) = n.get_mut(0..1) {
+                    first.make_ascii_uppercase();
+                }
+                n
+            }
+            Some(Scheme::Oauth2SecurityScheme(_)) | Some(Scheme::OpenIdConnectSecurityScheme(_)) => String::from("Bearer"),
+            _ => continue,
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.is_empty() {
+        names.push(String::from("Bearer"));
+    }
+    names.iter().map(|n| alloc::format!("{n} realm=\"a2a\"")).collect::<alloc::vec::Vec<_>>().join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -248,37 +248,6 @@ pub struct Endpoint {
     challenge: String,
 }
 
-/// The `WWW-Authenticate` value for `card`: the auth scheme of each HTTP scheme it declares
-/// (`Bearer`, `Basic`, ...), `Bearer` for OAuth 2.0 and OpenID Connect (RFC 6750), and
-/// `Bearer` when it declares none of those (API keys and mTLS have no challenge of their own).
-fn challenge(card: &v1::AgentCard) -> String {
-    use v1::security_scheme::Scheme;
-    let mut names: Vec<String> = Vec::new();
-    for s in card.security_schemes.values() {
-        let name = match &s.scheme {
-            Some(Scheme::HttpAuthSecurityScheme(h))
-                if !h.scheme.is_empty() && h.scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+!#$%&'*^`|".contains(&b)) =>
-            {
-                let mut n = h.scheme.to_ascii_lowercase();
-                // Conventional capitalisation: `Bearer`, `Basic`, `Digest`.
-                if let Some(first) = n.get_mut(0..1) {
-                    first.make_ascii_uppercase();
-                }
-                n
-            }
-            Some(Scheme::Oauth2SecurityScheme(_)) | Some(Scheme::OpenIdConnectSecurityScheme(_)) => String::from("Bearer"),
-            _ => continue,
-        };
-        if !names.contains(&name) {
-            names.push(name);
-        }
-    }
-    if names.is_empty() {
-        names.push(String::from("Bearer"));
-    }
-    names.iter().map(|n| alloc::format!("{n} realm=\"a2a\"")).collect::<Vec<_>>().join(", ")
-}
-
 fn header_list(name: &str, value: &str) -> (String, String) {
     (String::from(name), String::from(value))
 }
@@ -320,7 +289,7 @@ impl Endpoint {
         }
         // Longest paths first, so that the most specific interface wins.
         routes.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
-        let challenge = challenge(&card);
+        let challenge = crate::auth::challenge(&card);
         Ok(Endpoint {
             card,
             extended_card: None,
