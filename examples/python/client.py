@@ -20,7 +20,7 @@ def text_of(reply: Task | Message) -> str:
 
 
 async def main(url: str, text: str, stream: bool) -> None:
-    async with await Client.connect(url) as client:
+    async with Client.connect(url) as client:
         print(f"{client.interface.binding} {client.interface.version} at {client.interface.url}")
         if stream:
             async for event in client.send_streaming_message(text):

@@ -55,7 +55,7 @@ async def main(text: str) -> None:
             if hook.started or serving.done():
                 break
             await asyncio.sleep(0.02)
-        async with AgentServer(demo_agent, card=CARD, allow_webhooks=["127.0.0.1"]) as agent, await Client.connect(agent.url) as client:
+        async with AgentServer(demo_agent, card=CARD, allow_webhooks=["127.0.0.1"]) as agent, Client.connect(agent.url) as client:
             # The demo agent asks a question first: the task exists before its work is done.
             task = await client.send_message("need-input")
             assert isinstance(task, Task)

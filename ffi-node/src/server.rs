@@ -219,6 +219,7 @@ impl ReadyServer {
             ReadyError::Encode(m) => errors::encode_error(&m),
             ReadyError::Signature(m) => errors::throw(serde_json::json!({"class": "CardSignatureError", "message": m})),
             ReadyError::Store(m) => Error::from_reason(m),
+            ReadyError::Auth => Error::from_reason(ReadyError::Auth.to_string()),
         })?;
         let start: StartFn = on_start.build_threadsafe_function().callee_handled::<false>().build()?;
         let cancel: CancelFn = on_cancel.build_threadsafe_function().callee_handled::<false>().build()?;

@@ -8,7 +8,8 @@
 //! Python objects with the GIL held, and resolves the futures. No smol thread ever takes
 //! the GIL.
 //!
-//! Calls may overlap: each takes an idle connection from a small pool (or opens one).
+//! Calls may overlap: the transport's client keeps a pool of idle connections (and one
+//! shared HTTP/2 connection), and each call runs on a clone with the call's own options.
 //! A stream is pulled one event per request (`stream_next`), so a slow consumer holds the
 //! server back through TCP instead of filling memory here; closing it (`stream_close`)
 //! drops its connection.
@@ -17,10 +18,9 @@ use crate::errors;
 use crate::model::generated::*;
 use crate::signing::PyCardKeySet;
 use crate::wake::{Wake, Watch};
-use a2a::card::SelectedInterface;
 use a2a::op::{Operation, Request, Response};
 use a2a::v1;
-use a2a_wire_smol::{Client, ClientOptions, Error, EventStream};
+use a2a_wire_smol::{CallOptions, Client, ClientOptions, Error, EventStream};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -36,18 +36,12 @@ enum Done {
     Event(Option<Result<v1::StreamResponse, Error>>),
 }
 
-struct Settings {
-    iface: SelectedInterface,
-    options: ClientOptions,
-    headers: Vec<(String, String)>,
-    extensions: Vec<String>,
-}
-
 struct HubState {
     done: VecDeque<(u64, Done)>,
     signaled: bool,
-    settings: Option<Arc<Settings>>,
-    idle: Vec<Client>,
+    /// The connected client (it keeps its own pool of idle connections); each call runs
+    /// on a clone with the call's options.
+    client: Option<Client>,
     streams: HashMap<u64, async_channel::Sender<u64>>,
     next_stream: u64,
     closed: bool,
@@ -57,9 +51,6 @@ struct Hub {
     state: Mutex<HubState>,
     wake: Wake,
 }
-
-/// Idle connections kept per client.
-const POOL: usize = 16;
 
 impl Hub {
     fn lock(&self) -> std::sync::MutexGuard<'_, HubState> {
@@ -73,30 +64,31 @@ impl Hub {
         self.wake.ring(&mut s.signaled);
     }
 
-    fn client(&self) -> Option<Client> {
-        let mut s = self.lock();
-        if let Some(c) = s.idle.pop() {
-            return Some(c);
+    /// The client with one call's options (None: not connected, or closed).
+    fn client(&self, options: &CallOptions) -> Option<Client> {
+        let s = self.lock();
+        if s.closed {
+            return None;
         }
-        let st = s.settings.clone()?;
-        drop(s);
-        let mut c = Client::new(st.iface.clone()).with_options(st.options.clone());
-        for (n, v) in &st.headers {
-            c = c.with_header(n, v);
-        }
-        if !st.extensions.is_empty() {
-            let uris: Vec<&str> = st.extensions.iter().map(String::as_str).collect();
-            c = c.with_extensions(&uris);
-        }
-        Some(c)
+        s.client.as_ref().map(|c| c.with_call_options(options.clone()))
     }
+}
 
-    fn give_back(&self, c: Client) {
-        let mut s = self.lock();
-        if !s.closed && s.idle.len() < POOL {
-            s.idle.push(c);
-        }
+/// One call's options from Python: `timeout` (seconds; None: the client's) and `headers`.
+fn call_options(timeout: Option<f64>, headers: Vec<(String, String)>) -> PyResult<CallOptions> {
+    for (n, v) in &headers {
+        a2a::http::check_header_field(n, v).map_err(|e| PyValueError::new_err(format!("headers: {e}")))?;
     }
+    let timeout = timeout.map(seconds).transpose()?;
+    Ok(CallOptions { timeout, headers })
+}
+
+/// A positive, finite number of seconds.
+fn seconds(v: f64) -> PyResult<Duration> {
+    if !(v > 0.0 && v.is_finite()) {
+        return Err(PyValueError::new_err(format!("timeout must be a positive number of seconds, got {v}")));
+    }
+    Duration::try_from_secs_f64(v).map_err(|e| PyValueError::new_err(format!("timeout {v}: {e}")))
 }
 
 fn not_connected() -> Error {
@@ -153,6 +145,7 @@ fn error_to_py(py: Python<'_>, e: &Error, binding: &str) -> PyErr {
         Error::Card(m) => errors::card_error(py, m),
         Error::Tls(m) => errors::tls_error(py, m),
         Error::Signature(m) => errors::signature_error(py, m),
+        Error::Timeout { .. } => errors::timeout_error(py, &e.to_string()),
         other => errors::transport_error(py, &other.to_string()),
     }
 }
@@ -193,15 +186,8 @@ impl ClientHub {
     #[new]
     fn new() -> PyResult<Self> {
         let (wake, watch) = crate::wake::pair()?;
-        let state = HubState {
-            done: VecDeque::new(),
-            signaled: false,
-            settings: None,
-            idle: Vec::new(),
-            streams: HashMap::new(),
-            next_stream: 0,
-            closed: false,
-        };
+        let state =
+            HubState { done: VecDeque::new(), signaled: false, client: None, streams: HashMap::new(), next_stream: 0, closed: false };
         Ok(ClientHub { hub: Arc::new(Hub { state: Mutex::new(state), wake }), watch })
     }
 
@@ -245,11 +231,8 @@ impl ClientHub {
         }
         let tls = crate::server::client_tls(py, ca_file, client_cert)?;
         let support = crate::wire::client_support(&bindings, &versions)?;
-        if !(timeout > 0.0 && timeout.is_finite()) {
-            return Err(PyValueError::new_err("timeout must be a positive number of seconds"));
-        }
         let mut options = ClientOptions::default();
-        options.deadline = Duration::from_secs_f64(timeout);
+        options.deadline = seconds(timeout)?;
         options.connect_timeout = options.connect_timeout.min(options.deadline);
         options.tls = tls;
         options.stream_resumes = stream_resumes;
@@ -258,11 +241,17 @@ impl ClientHub {
         options.v03_file_bytes = v03_file_bytes;
         let hub = self.hub.clone();
         smol::spawn(async move {
-            let r = Client::connect_with(&url, &support, options.clone()).await;
+            let r = Client::connect_with(&url, &support, options).await;
             let done = match r {
-                Ok((client, card)) => {
-                    let settings = Settings { iface: client.interface().clone(), options, headers, extensions };
-                    hub.lock().settings = Some(Arc::new(settings));
+                Ok((mut client, card)) => {
+                    for (n, v) in &headers {
+                        client = client.with_header(n, v);
+                    }
+                    if !extensions.is_empty() {
+                        let uris: Vec<&str> = extensions.iter().map(String::as_str).collect();
+                        client = client.with_extensions(&uris);
+                    }
+                    hub.lock().client = Some(client);
                     Ok(card)
                 }
                 Err(e) => Err(e),
@@ -276,43 +265,56 @@ impl ClientHub {
     /// The selected interface: `(url, binding, version, tenant, index)`.
     fn interface(&self) -> Option<(String, String, String, String, usize)> {
         let s = self.hub.lock();
-        s.settings.as_ref().map(|st| {
-            let i = &st.iface;
+        s.client.as_ref().map(|c| {
+            let i = c.interface();
             (i.url.clone(), i.binding.as_str().to_string(), i.version.to_string(), i.tenant.clone(), i.index)
         })
     }
 
-    /// Runs the unary operation `method` with `request`.
-    fn call(&self, token: u64, method: &str, request: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Runs the unary operation `method` with `request`; `timeout` (seconds; None: the
+    /// client's) and `headers` are this call's own.
+    #[pyo3(signature = (token, method, request, timeout = None, headers = Vec::new()))]
+    fn call(
+        &self,
+        token: u64,
+        method: &str,
+        request: &Bound<'_, PyAny>,
+        timeout: Option<f64>,
+        headers: Vec<(String, String)>,
+    ) -> PyResult<()> {
         let op = operation(method, request)?;
+        let Some(client) = self.hub.client(&call_options(timeout, headers)?) else {
+            self.hub.finish(token, Done::Answer(Err(not_connected())));
+            return Ok(());
+        };
         let hub = self.hub.clone();
         smol::spawn(async move {
-            let Some(client) = hub.client() else {
-                hub.finish(token, Done::Answer(Err(not_connected())));
-                return;
-            };
             let r = client.call(op).await;
-            // A connection that failed is not reused.
-            if !matches!(r, Err(Error::Transport(_) | Error::Io(_) | Error::Timeout { .. })) {
-                hub.give_back(client);
-            }
             hub.finish(token, Done::Answer(r));
         })
         .detach();
         Ok(())
     }
 
-    /// Opens the stream of `method` with `request`; the result is the stream's id.
-    fn open_stream(&self, token: u64, method: &str, request: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Opens the stream of `method` with `request` (`timeout`, `headers`: as for `call`; the
+    /// headers go with its resumes too); the result is the stream's id.
+    #[pyo3(signature = (token, method, request, timeout = None, headers = Vec::new()))]
+    fn open_stream(
+        &self,
+        token: u64,
+        method: &str,
+        request: &Bound<'_, PyAny>,
+        timeout: Option<f64>,
+        headers: Vec<(String, String)>,
+    ) -> PyResult<()> {
         let op = operation(method, request)?;
+        let Some(client) = self.hub.client(&call_options(timeout, headers)?) else {
+            self.hub.finish(token, Done::StreamOpened(Err(not_connected())));
+            return Ok(());
+        };
         let hub = self.hub.clone();
         smol::spawn(async move {
-            let Some(client) = hub.client() else {
-                hub.finish(token, Done::StreamOpened(Err(not_connected())));
-                return;
-            };
             let r = client.stream(op).await;
-            hub.give_back(client);
             match r {
                 Ok(es) => {
                     let (tx, rx) = async_channel::bounded(1);
@@ -353,7 +355,7 @@ impl ClientHub {
         let (done, binding) = {
             let mut s = self.hub.lock();
             s.signaled = false;
-            let binding = s.settings.as_ref().map_or("HTTP+JSON".to_string(), |st| st.iface.binding.as_str().to_string());
+            let binding = s.client.as_ref().map_or("HTTP+JSON".to_string(), |c| c.interface().binding.as_str().to_string());
             (std::mem::take(&mut s.done), binding)
         };
         let list = PyList::empty(py);
@@ -390,7 +392,7 @@ impl ClientHub {
     fn close(&self) {
         let mut s = self.hub.lock();
         s.closed = true;
-        s.idle.clear();
+        s.client = None;
         for (_, tx) in s.streams.drain() {
             tx.close();
         }

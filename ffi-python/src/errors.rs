@@ -35,6 +35,7 @@ class!(transport_class, "TransportError");
 class!(card_class, "CardError");
 class!(signature_class, "CardSignatureError");
 class!(tls_class, "TLSError");
+class!(timeout_class, "CallTimeoutError");
 class!(syntax_class, "JsonSyntaxError");
 class!(invalid_value_class, "InvalidValueError");
 class!(missing_class, "MissingFieldError");
@@ -184,6 +185,11 @@ pub(crate) fn received(py: Python<'_>, r: &Received, binding: &str, wire_status:
 
 pub(crate) fn transport_error(py: Python<'_>, message: &str) -> PyErr {
     make(transport_class(py), (message,), None)
+}
+
+/// A call that outlived its deadline (`CallTimeoutError`, also the built-in `TimeoutError`).
+pub(crate) fn timeout_error(py: Python<'_>, message: &str) -> PyErr {
+    make(timeout_class(py), (message,), None)
 }
 
 /// A TLS failure: an untrusted or misnamed certificate, a broken handshake, unusable TLS

@@ -36,6 +36,7 @@ fn _a2a_wire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     model::register(m)?;
     m.add_class::<run::Run>()?;
     m.add_class::<server::ReadyServer>()?;
+    m.add_class::<server::AuthCall>()?;
     m.add_class::<service::ServiceHost>()?;
     m.add_class::<store::PyTaskStore>()?;
     m.add_class::<store::PyStoreRequest>()?;

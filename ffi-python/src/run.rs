@@ -9,10 +9,11 @@
 //! The Python package wraps a `Run` in `RequestContext` (reading) and `Events` (writing).
 
 use crate::errors;
-use crate::model::generated::{PyArtifact, PyMessage, PyTask};
+use crate::model::generated::{PyArtifact, PyMessage, PySendMessageConfiguration, PyTask};
 use crate::service::ServiceCore;
 use a2a::engine::{AgentEvent, RunEnd, RunId};
 use a2a::error::{A2aError, ErrorKind};
+use a2a::proto::google::protobuf::Struct;
 use a2a::v1;
 use a2a_wire_smol::agent::{CancelToken, EventSink};
 use pyo3::prelude::*;
@@ -27,37 +28,33 @@ pub(crate) enum Backend {
     Service { core: Arc<ServiceCore>, canceled: Arc<AtomicBool> },
 }
 
+/// What a run is about, as the host hands it over.
+pub(crate) struct RunInfo {
+    pub(crate) id: RunId,
+    pub(crate) task_id: String,
+    pub(crate) context_id: String,
+    pub(crate) message: v1::Message,
+    pub(crate) follow_up: bool,
+    pub(crate) resumed: bool,
+    pub(crate) task: Option<v1::Task>,
+    pub(crate) principal: Option<String>,
+    pub(crate) extensions: Vec<String>,
+    pub(crate) tenant: String,
+    pub(crate) metadata: Option<Struct>,
+    pub(crate) configuration: Option<v1::SendMessageConfiguration>,
+}
+
 /// An agent run.
 #[pyclass(module = "a2a_wire._a2a_wire", frozen)]
 pub struct Run {
-    pub(crate) id: RunId,
-    task_id: String,
-    context_id: String,
-    message: v1::Message,
-    follow_up: bool,
-    resumed: bool,
-    task: Option<v1::Task>,
-    principal: Option<String>,
-    extensions: Vec<String>,
+    pub(crate) info: RunInfo,
     backend: Backend,
     ended: AtomicBool,
 }
 
 impl Run {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        id: RunId,
-        task_id: String,
-        context_id: String,
-        message: v1::Message,
-        follow_up: bool,
-        resumed: bool,
-        task: Option<v1::Task>,
-        principal: Option<String>,
-        extensions: Vec<String>,
-        backend: Backend,
-    ) -> Self {
-        Run { id, task_id, context_id, message, follow_up, resumed, task, principal, extensions, backend, ended: AtomicBool::new(false) }
+    pub(crate) fn new(info: RunInfo, backend: Backend) -> Self {
+        Run { info, backend, ended: AtomicBool::new(false) }
     }
 
     fn publish(&self, py: Python<'_>, event: AgentEvent) -> PyResult<()> {
@@ -67,7 +64,7 @@ impl Run {
         }
         let r = match &self.backend {
             Backend::Ready { events, .. } => events.event(event).map_err(|r| r.0),
-            Backend::Service { core, .. } => core.agent_event(self.id, event),
+            Backend::Service { core, .. } => core.agent_event(self.info.id, event),
         };
         r.map_err(|e| errors::a2a_error(py, &e, None, None))
     }
@@ -81,7 +78,7 @@ impl Run {
                 RunEnd::Failed(reason) => events.fail(&reason),
                 _ => events.finish(),
             },
-            Backend::Service { core, .. } => core.run_end(self.id, end),
+            Backend::Service { core, .. } => core.run_end(self.info.id, end),
         }
         true
     }
@@ -99,45 +96,61 @@ impl Run {
     /// The run's number (unique in its server).
     #[getter]
     fn id(&self) -> u64 {
-        self.id.0
+        self.info.id.0
     }
     #[getter]
     fn task_id(&self) -> &str {
-        &self.task_id
+        &self.info.task_id
     }
     #[getter]
     fn context_id(&self) -> &str {
-        &self.context_id
+        &self.info.context_id
     }
     /// The user's message, with `task_id` and `context_id` filled in.
     #[getter]
     fn message(&self) -> PyMessage {
-        PyMessage(self.message.clone())
+        PyMessage(self.info.message.clone())
     }
     /// The text of the message's text parts, concatenated.
     #[getter]
     fn text(&self) -> String {
-        a2a_wire_smol::agent::message_text(&self.message)
+        a2a_wire_smol::agent::message_text(&self.info.message)
     }
     #[getter]
     fn follow_up(&self) -> bool {
-        self.follow_up
+        self.info.follow_up
     }
     #[getter]
     fn resumed(&self) -> bool {
-        self.resumed
+        self.info.resumed
     }
     #[getter]
     fn task(&self) -> Option<PyTask> {
-        self.task.clone().map(PyTask)
+        self.info.task.clone().map(PyTask)
     }
     #[getter]
     fn principal(&self) -> Option<&str> {
-        self.principal.as_deref()
+        self.info.principal.as_deref()
     }
     #[getter]
     fn extensions(&self) -> Vec<String> {
-        self.extensions.clone()
+        self.info.extensions.clone()
+    }
+    /// The tenant the request named (`""`: none).
+    #[getter]
+    fn tenant(&self) -> &str {
+        &self.info.tenant
+    }
+    /// The request's metadata (`SendMessageRequest.metadata`) as a dict (None: none sent, or
+    /// a resumed run).
+    #[getter]
+    fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.info.metadata.as_ref().map(|m| crate::model::struct_to(py, m)).transpose()
+    }
+    /// The request's configuration as sent (None: none sent, or a resumed run).
+    #[getter]
+    fn configuration(&self) -> Option<PySendMessageConfiguration> {
+        self.info.configuration.clone().map(PySendMessageConfiguration)
     }
     /// True once the run's task was canceled or the server is stopping.
     #[getter]
@@ -153,17 +166,38 @@ impl Run {
         self.ended.load(Ordering::Acquire)
     }
 
-    /// Sets the task's status, with an optional agent message.
-    #[pyo3(signature = (state, message = None))]
-    fn status(&self, py: Python<'_>, state: &Bound<'_, PyAny>, message: Option<PyRef<'_, PyMessage>>) -> PyResult<()> {
+    /// Sets the task's status, with an optional agent message; `metadata` (a dict) goes on
+    /// the status update event.
+    #[pyo3(signature = (state, message = None, metadata = None))]
+    fn status(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        message: Option<PyRef<'_, PyMessage>>,
+        metadata: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let state = crate::model::enum_from(crate::model::TASK_STATE, state)?;
         let status = v1::TaskStatus { state, message: message.map(|m| m.0.clone()), timestamp: None };
-        self.publish(py, AgentEvent::status(status))
+        let metadata = event_metadata(metadata)?;
+        self.publish(py, AgentEvent::Status { status, metadata })
     }
-    /// Publishes an artifact or a chunk of one.
-    #[pyo3(signature = (artifact, append = false, last_chunk = false))]
-    fn artifact(&self, py: Python<'_>, artifact: PyRef<'_, PyArtifact>, append: bool, last_chunk: bool) -> PyResult<()> {
-        self.publish(py, AgentEvent::Artifact { metadata: None, artifact: artifact.0.clone(), append, last_chunk })
+    /// Publishes an artifact or a chunk of one; an artifact without an id gets a fresh
+    /// UUID v4. `metadata` (a dict) goes on the artifact update event.
+    #[pyo3(signature = (artifact, append = false, last_chunk = false, metadata = None))]
+    fn artifact(
+        &self,
+        py: Python<'_>,
+        artifact: PyRef<'_, PyArtifact>,
+        append: bool,
+        last_chunk: bool,
+        metadata: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let mut artifact = artifact.0.clone();
+        if artifact.artifact_id.is_empty() {
+            artifact.artifact_id = a2a_wire_smol::agent::new_id();
+        }
+        let metadata = event_metadata(metadata)?;
+        self.publish(py, AgentEvent::Artifact { metadata, artifact, append, last_chunk })
     }
     /// Replies with a message (as the first event: a direct reply, no task is kept).
     fn message_event(&self, py: Python<'_>, message: PyRef<'_, PyMessage>) -> PyResult<()> {
@@ -188,4 +222,9 @@ impl Run {
     fn fail(&self, reason: &str) -> bool {
         self.end(RunEnd::Failed(reason.to_owned()))
     }
+}
+
+/// An event's `metadata` argument: a dict (None: none).
+fn event_metadata(v: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Struct>> {
+    v.filter(|v| !v.is_none()).map(crate::model::struct_from).transpose()
 }

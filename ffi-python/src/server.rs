@@ -10,17 +10,18 @@
 
 use crate::errors;
 use crate::model::generated::PyAgentCard;
-use crate::run::{Backend, Run};
+use crate::run::{Backend, Run, RunInfo};
 use crate::signing::PySigningKey;
 use crate::wake::{Wake, Watch};
 use a2a::engine::RunId;
+use a2a::error::{A2aError, ErrorKind};
 use a2a::v1;
 use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
-use a2a_wire_smol::host::AgentKind;
+use a2a_wire_smol::host::{self, AgentKind, AuthHook, AuthVerdict};
 use a2a_wire_smol::ready::{ReadyError, ReadyOptions, WhichCard};
 use a2a_wire_smol::webhook::WebhookPolicy;
 use a2a_wire_smol::RunningServer;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::collections::BTreeMap;
@@ -32,6 +33,84 @@ use std::sync::{Arc, Mutex, PoisonError};
 enum Item {
     Start(Box<RequestContext>, EventSink),
     Cancel(RunId),
+    Auth(Box<host::AuthCall>, async_channel::Sender<AuthVerdict>),
+}
+
+/// A call for Python's `authenticate` to judge (`_a2a_wire.AuthCall`): the HTTP request and
+/// what the core read in it. `answer` gives the verdict once; dropped unanswered, the call is
+/// refused with an internal error.
+#[pyclass(module = "a2a_wire._a2a_wire", frozen)]
+pub struct AuthCall {
+    call: host::AuthCall,
+    reply: Mutex<Option<async_channel::Sender<AuthVerdict>>>,
+}
+
+#[pymethods]
+impl AuthCall {
+    /// The HTTP method (gRPC: `POST`).
+    #[getter]
+    fn method(&self) -> &str {
+        &self.call.http_method
+    }
+    /// The request target: path and query.
+    #[getter]
+    fn target(&self) -> &str {
+        &self.call.target
+    }
+    /// Every header as received: `(name, value)` pairs.
+    #[getter]
+    fn headers(&self) -> Vec<(String, String)> {
+        self.call.headers.clone()
+    }
+    /// The peer's `(host, port)`, when known.
+    #[getter]
+    fn peer(&self) -> Option<(String, u16)> {
+        self.call.peer.map(|a| (a.ip().to_string(), a.port()))
+    }
+    /// The A2A operation (`"SendMessage"`).
+    #[getter]
+    fn operation(&self) -> &'static str {
+        self.call.call.method.names().v1
+    }
+    /// `"JSONRPC"`, `"HTTP+JSON"` or `"GRPC"`.
+    #[getter]
+    fn binding(&self) -> &str {
+        self.call.call.binding.as_str()
+    }
+    /// The protocol version the call is served with.
+    #[getter]
+    fn version(&self) -> String {
+        self.call.call.version.to_string()
+    }
+    /// The tenant the call names (`""`: none).
+    #[getter]
+    fn tenant(&self) -> &str {
+        &self.call.call.tenant
+    }
+    /// The verdict: `principal` (None: anonymous) or `error`, an `A2AError` to answer with.
+    /// False when the call was answered already.
+    #[pyo3(signature = (principal = None, error = None))]
+    fn answer(&self, principal: Option<String>, error: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+        let verdict = match error {
+            None => Ok(principal),
+            Some(e) => Err(errors::from_py(e)?.ok_or_else(|| PyTypeError::new_err("error: expected an A2AError"))?),
+        };
+        let reply = self.reply.lock().unwrap_or_else(PoisonError::into_inner).take();
+        Ok(reply.is_some_and(|r| r.try_send(verdict).is_ok()))
+    }
+}
+
+/// The hook of a server whose calls Python judges: each call goes to the loop as an
+/// `AuthCall`, and the call waits (on the transport's executor, not a thread) for the answer.
+fn python_hook(handoff: Arc<Handoff>) -> AuthHook {
+    AuthHook::new_async(move |call| {
+        let (tx, rx) = async_channel::bounded(1);
+        handoff.push(Item::Auth(Box::new(call), tx));
+        async move {
+            // No answer (the loop dropped the call, or the server stopped): refuse.
+            rx.recv().await.unwrap_or_else(|_| Err(A2aError::with_message(ErrorKind::Internal, "authentication failed")))
+        }
+    })
 }
 
 /// Runs handed from the transport's thread to the asyncio loop.
@@ -127,7 +206,8 @@ impl ReadyServer {
     #[pyo3(signature = (
         host, port, card = None, bearer_tokens = None, tls = None, *, extended_card = None, extended_cards = None,
         signing_key = None, card_jku = None, allow_webhooks = Vec::new(), allow_private_webhooks = false, webhook_ca_file = None,
-        v03_file_bytes = "base64", store = None, cache_bytes = None, retain_ms = None, public_url = None
+        v03_file_bytes = "base64", store = None, cache_bytes = None, retain_ms = None, public_url = None, authenticate = false,
+        cancel_grace_ms = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -149,7 +229,10 @@ impl ReadyServer {
         cache_bytes: Option<usize>,
         retain_ms: Option<u64>,
         public_url: Option<String>,
+        authenticate: bool,
+        cancel_grace_ms: Option<u64>,
     ) -> PyResult<Self> {
+        let (handoff, watch) = Handoff::new()?;
         let public_origin = public_url
             .map(|u| a2a_wire_smol::demo::public_origin(&u).map_err(|e| PyValueError::new_err(format!("public_url: {e}"))))
             .transpose()?;
@@ -188,6 +271,8 @@ impl ReadyServer {
             cache_bytes,
             retention: retain_ms.filter(|ms| *ms > 0).map(std::time::Duration::from_millis),
             public_origin,
+            authenticate: authenticate.then(|| python_hook(handoff.clone())),
+            cancel_grace: cancel_grace_ms.map(std::time::Duration::from_millis),
         };
         let ip: std::net::IpAddr = host.parse().map_err(|e| PyValueError::new_err(format!("host {host:?} is not an IP address: {e}")))?;
         let wanted = SocketAddr::new(ip, port);
@@ -196,7 +281,6 @@ impl ReadyServer {
         let origin = options.listening_origin(addr);
         let store = options.open_store().map_err(|e| PyOSError::new_err(e.to_string()))?;
         let config = options.server_config(card.map(|c| c.0.clone()), addr).map_err(|e| ready_error(py, e))?;
-        let (handoff, watch) = Handoff::new()?;
         let card = config.card.clone();
         let kind = AgentKind::Callback(Arc::new(PyAgent { handoff: handoff.clone() }));
         let server = py
@@ -224,8 +308,8 @@ impl ReadyServer {
         self.watch.take()
     }
 
-    /// Every run and cancel waiting: a list of `Run` (start it) and `int` (the run with that
-    /// id is canceled).
+    /// Every run, cancel and call to judge waiting: a list of `Run` (start it), `int` (the
+    /// run with that id is canceled) and `AuthCall` (judge it; with `authenticate`).
     fn take<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         items_to_py(py, self.handoff.take())
     }
@@ -249,21 +333,25 @@ fn items_to_py(py: Python<'_>, items: VecDeque<Item>) -> PyResult<Bound<'_, PyLi
             Item::Start(ctx, events) => {
                 let ctx = *ctx;
                 let backend = Backend::Ready { events, cancel: ctx.cancel.clone() };
-                let run = Run::new(
-                    ctx.run,
-                    ctx.task_id,
-                    ctx.context_id,
-                    ctx.message,
-                    ctx.follow_up,
-                    ctx.resumed,
-                    ctx.task,
-                    ctx.call.principal,
-                    ctx.call.extensions,
-                    backend,
-                );
+                let info = RunInfo {
+                    id: ctx.run,
+                    task_id: ctx.task_id,
+                    context_id: ctx.context_id,
+                    message: ctx.message,
+                    follow_up: ctx.follow_up,
+                    resumed: ctx.resumed,
+                    task: ctx.task,
+                    principal: ctx.call.principal,
+                    extensions: ctx.call.extensions,
+                    tenant: ctx.tenant,
+                    metadata: ctx.metadata,
+                    configuration: ctx.configuration,
+                };
+                let run = Run::new(info, backend);
                 list.append(Bound::new(py, run)?)?;
             }
             Item::Cancel(run) => list.append(run.0)?,
+            Item::Auth(call, reply) => list.append(Bound::new(py, AuthCall { call: *call, reply: Mutex::new(Some(reply)) })?)?,
         }
     }
     Ok(list)
@@ -325,5 +413,8 @@ fn ready_error(py: Python<'_>, e: ReadyError) -> PyErr {
         ReadyError::Encode(m) => errors::encode_error(py, &m),
         ReadyError::Signature(m) => PyValueError::new_err(format!("signing_key: {m}")),
         ReadyError::Store(m) => PyOSError::new_err(m),
+        ReadyError::Auth => {
+            PyValueError::new_err("give bearer_tokens or authenticate, not both: the tokens are an authenticator of their own")
+        }
     }
 }

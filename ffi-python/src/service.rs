@@ -9,7 +9,7 @@
 //! loop to drain the outputs that follow.
 
 use crate::model::generated::PyAgentCard;
-use crate::run::{Backend, Run};
+use crate::run::{Backend, Run, RunInfo};
 use crate::signing::PySigningKey;
 use crate::wake::{Wake, Watch};
 use a2a::engine::{AgentEvent, Cache, CallId, MemoryStore, RunEnd, RunId, Storage};
@@ -247,18 +247,21 @@ impl ServiceHost {
                     let e = r.execution;
                     let canceled = flag.unwrap_or_default();
                     let backend = Backend::Service { core: self.core.clone(), canceled };
-                    let run = Run::new(
-                        e.id,
-                        e.task_id,
-                        e.context_id,
-                        e.message,
-                        e.follow_up,
-                        e.resumed,
-                        r.task,
-                        e.context.principal,
-                        e.context.extensions,
-                        backend,
-                    );
+                    let info = RunInfo {
+                        id: e.id,
+                        task_id: e.task_id,
+                        context_id: e.context_id,
+                        message: e.message,
+                        follow_up: e.follow_up,
+                        resumed: e.resumed,
+                        task: r.task,
+                        principal: e.context.principal,
+                        extensions: e.context.extensions,
+                        tenant: e.tenant,
+                        metadata: e.metadata,
+                        configuration: e.configuration,
+                    };
+                    let run = Run::new(info, backend);
                     ("start", Bound::new(py, run)?).into_pyobject(py)?.into_any()
                 }
                 Output::CancelRun { run, .. } => ("cancel", run.0).into_pyobject(py)?.into_any(),

@@ -71,8 +71,8 @@ class Hosted:
 
 
 @contextlib.asynccontextmanager
-async def ready(agent: Executor) -> AsyncIterator[Hosted]:
-    async with AgentServer(agent, card=base_card()) as s:
+async def ready(agent: Executor, **options: Any) -> AsyncIterator[Hosted]:
+    async with AgentServer(agent, card=base_card(), **options) as s:
         yield Hosted(s.url, s)
 
 
@@ -98,13 +98,13 @@ async def uvicorn_serving(app_for: Callable[[str], Any]) -> AsyncIterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def mounted(agent: Executor) -> AsyncIterator[Hosted]:
+async def mounted(agent: Executor, **options: Any) -> AsyncIterator[Hosted]:
     from fastapi import FastAPI
 
     made: list[A2AApp] = []
 
     def app_for(base: str) -> FastAPI:
-        a2a_app = A2AApp(agent, mounted_card(base))
+        a2a_app = A2AApp(agent, mounted_card(base), **options)
         made.append(a2a_app)
         app = FastAPI(lifespan=a2a_app.lifespan)
         app.mount("/", a2a_app)

@@ -14,7 +14,8 @@ from hosts import mounted_card
 from hosts import uvicorn_serving as serve
 
 import a2a_wire as a
-from a2a_wire.asgi import A2AApp, AuthRequest
+from a2a_wire.asgi import A2AApp
+from a2a_wire.auth import Request
 from a2a_wire.client import Client, user_message
 from a2a_wire.server import Events, RequestContext
 
@@ -31,7 +32,7 @@ def authenticated_app(base: str) -> FastAPI:
     card = mounted_card(base).replace(capabilities=a.AgentCapabilities(streaming=True, extended_agent_card=True))
     extended = card.replace(name="test (extended)")
 
-    async def judge(req: AuthRequest) -> str | None:
+    async def judge(req: Request) -> str | None:
         token = req.headers.get("authorization", "")
         if token == "Bearer good":
             return "alice"

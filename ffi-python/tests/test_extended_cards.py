@@ -13,7 +13,8 @@ from hosts import base_card, mounted_card
 from hosts import uvicorn_serving as serve
 
 import a2a_wire as a
-from a2a_wire.asgi import A2AApp, AuthRequest
+from a2a_wire.asgi import A2AApp
+from a2a_wire.auth import ANONYMOUS, Request
 from a2a_wire.client import Client
 from a2a_wire.server import AgentServer, Events, RequestContext
 from a2a_wire.signing import CardKeySet, SigningKey
@@ -92,10 +93,10 @@ async def test_without_a_default_only_the_listed_principals_get_one() -> None:
 
 async def test_bad_extended_cards_are_refused_naming_them() -> None:
     with pytest.raises(TypeError, match=r"extended_cards\.alice: expected AgentCard, got dict"):
-        async with AgentServer(agent, extended_cards={"alice": {"name": "x"}}):  # type: ignore[dict-item]
+        async with AgentServer(agent, card=base_card(), extended_cards={"alice": {"name": "x"}}):  # type: ignore[dict-item]
             pass
     with pytest.raises(a.ValidationError, match='"bob"'):
-        async with AgentServer(agent, extended_cards={"bob": base_card().replace(description="")}):
+        async with AgentServer(agent, card=base_card(), extended_cards={"bob": base_card().replace(description="")}):
             pass
 
 
@@ -104,10 +105,10 @@ async def test_the_asgi_app_serves_each_principal_its_card() -> None:
         card = mounted_card(base).replace(capabilities=a.AgentCapabilities(streaming=True, extended_agent_card=True))
         default, own = cards(card)
 
-        def judge(req: AuthRequest) -> str | None:
+        def judge(req: Request) -> str | None | object:
             auth = req.headers.get("authorization", "")
             if not auth:
-                return None  # anonymous, allowed (but no extended card)
+                return ANONYMOUS  # allowed, without a principal (so no extended card)
             principal = TOKENS.get(auth.removeprefix("Bearer "))
             if principal is None:
                 raise a.UnauthenticatedError("unknown token")

@@ -21,7 +21,8 @@ from hosts import base_card, mounted_card
 from hosts import uvicorn_serving as serve
 
 import a2a_wire as a
-from a2a_wire.asgi import A2AApp, AuthRequest
+from a2a_wire.asgi import A2AApp
+from a2a_wire.auth import Request
 from a2a_wire.server import AgentServer, Events, RequestContext
 
 MATRIX = os.environ.get("A2A_ISOLATION_BIN", str(REPO / "target" / "debug" / "a2a-wire-isolation"))
@@ -76,7 +77,7 @@ async def test_the_matrix_catches_two_tokens_of_one_principal() -> None:
 
 
 async def test_the_asgi_app_keeps_the_principals_its_authenticator_names_apart() -> None:
-    async def judge(req: AuthRequest) -> str | None:
+    async def judge(req: Request) -> str | None:
         value = req.headers.get("authorization", "")
         principal = TOKENS.get(value.removeprefix("Bearer ")) if value.startswith("Bearer ") else None
         if principal is None:
@@ -96,7 +97,7 @@ async def test_the_asgi_app_keeps_the_principals_its_authenticator_names_apart()
 
 def test_bearer_tokens_are_checked_when_the_server_starts() -> None:
     async def start(tokens: dict[str, str]) -> None:
-        async with AgentServer(agent, bearer_tokens=tokens):
+        async with AgentServer(agent, card=base_card(), bearer_tokens=tokens):
             pass
 
     with pytest.raises(ValueError, match="empty"):

@@ -125,8 +125,9 @@ async def test_publishing_after_the_task_ended_is_refused(host: str) -> None:
 
 
 async def test_cancel_reaches_the_coroutine(host: str) -> None:
+    # After the cancel grace, a coroutine that goes on gets CancelledError.
     rec = Recorder()
-    async with HOSTS[host](make_agent(rec)) as h, await Client.connect(h.url) as c:
+    async with HOSTS[host](make_agent(rec), cancel_grace=0.2) as h, await Client.connect(h.url) as c:
         request = a.SendMessageRequest(message=user_message("forever"), configuration=a.SendMessageConfiguration(return_immediately=True))
         t = await c.send_message(request)
         assert isinstance(t, a.Task)

@@ -217,7 +217,7 @@ async def test_the_ready_server_signs_and_the_client_checks() -> None:
         with pytest.raises(ValueError, match="require_signed_card needs card_keys"):
             await Client.connect(unsigned.url, require_signed_card=True)
     with pytest.raises(ValueError, match="card_jku is given without signing_key"):
-        async with AgentServer(agent, card_jku="https://keys.example/jwks.json"):
+        async with AgentServer(agent, card=base_card(), card_jku="https://keys.example/jwks.json"):
             pass
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from hosts import mounted_card, uvicorn_serving
+from hosts import base_card, mounted_card, uvicorn_serving
 
 import a2a_wire as a
 from a2a_wire import _a2a_wire
@@ -34,12 +34,12 @@ async def agent(ctx: RequestContext, events: Events) -> None:
 
 async def test_a_store_file_keeps_the_tasks_across_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "tasks.db"
-    async with AgentServer(agent, store=db, cache_mb=0) as s, await Client.connect(s.url) as c:
+    async with AgentServer(agent, card=base_card(), store=db, cache_mb=0) as s, await Client.connect(s.url) as c:
         done = await c.send_message("hello")
         waiting = await c.send_message("ask")
         assert isinstance(done, a.Task) and isinstance(waiting, a.Task)
     assert db.exists()
-    async with AgentServer(agent, store=str(db)) as s, await Client.connect(s.url) as c:
+    async with AgentServer(agent, card=base_card(), store=str(db)) as s, await Client.connect(s.url) as c:
         got = await c.get_task(done.id)
         assert got.status.state is a.TaskState.COMPLETED  # type: ignore[union-attr]
         listed = await c.list_tasks(status=a.TaskState.INPUT_REQUIRED)
@@ -52,7 +52,7 @@ async def test_a_store_file_keeps_the_tasks_across_a_restart(tmp_path: Path) -> 
 @pytest.mark.parametrize("kind", ["memory", "file"])
 async def test_retention_deletes_finished_tasks_and_keeps_waiting_ones(tmp_path: Path, kind: str) -> None:
     store = None if kind == "memory" else tmp_path / "tasks.db"
-    async with AgentServer(agent, store=store, retain=datetime.timedelta(seconds=2)) as s:
+    async with AgentServer(agent, card=base_card(), store=store, retain=datetime.timedelta(seconds=2)) as s:
         made = {}
         for b in BINDINGS:
             async with await Client.connect(s.url, bindings=[b]) as c:
@@ -74,12 +74,12 @@ async def test_retention_deletes_finished_tasks_and_keeps_waiting_ones(tmp_path:
 
 async def test_bad_store_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="retain"):
-        AgentServer(agent, retain=0)
+        AgentServer(agent, card=base_card(), retain=0)
     with pytest.raises(TypeError, match="retain"):
-        AgentServer(agent, retain="30d")  # type: ignore[arg-type]
+        AgentServer(agent, card=base_card(), retain="30d")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="cache_mb"):
-        AgentServer(agent, cache_mb=-1)
-    s = AgentServer(agent, store="/nonexistent-dir/x/tasks.db")
+        AgentServer(agent, card=base_card(), cache_mb=-1)
+    s = AgentServer(agent, card=base_card(), store="/nonexistent-dir/x/tasks.db")
     with pytest.raises(OSError, match="tasks.db"):
         await s.start()
 
@@ -200,22 +200,22 @@ async def test_a_postgres_store_keeps_the_tasks_across_a_restart_and_the_card_na
     db = pg_database("a2a_py_store")
     if db is None:
         pytest.skip("no PostgreSQL cluster (A2A_PG_URL)")
-    async with AgentServer(agent, store=db, cache_mb=0) as s, await Client.connect(s.url) as c:
+    async with AgentServer(agent, card=base_card(), store=db, cache_mb=0) as s, await Client.connect(s.url) as c:
         done = await c.send_message("hello")
         waiting = await c.send_message("ask")
-    async with AgentServer(agent, store=db, public_url="https://agents.example") as s:
+    async with AgentServer(agent, card=base_card(), store=db, public_url="https://agents.example") as s:
         assert s.url.startswith("http://127.0.0.1:"), s.url
         import urllib.request
 
         with urllib.request.urlopen(s.url + "/.well-known/agent-card.json", timeout=10) as r:
             card = a.AgentCard.from_json(r.read())
         assert card.supported_interfaces and all(i.url.startswith("https://agents.example") for i in card.supported_interfaces)
-    async with AgentServer(agent, store=db) as s, await Client.connect(s.url) as c:
+    async with AgentServer(agent, card=base_card(), store=db) as s, await Client.connect(s.url) as c:
         assert isinstance(done, a.Task) and isinstance(waiting, a.Task)
         got = await c.get_task(done.id)
         assert got.status.state is a.TaskState.COMPLETED  # type: ignore[union-attr]
         listed = await c.list_tasks(status=a.TaskState.INPUT_REQUIRED)
         assert [t.id for t in listed.tasks] == [waiting.id]
-    bad = AgentServer(agent, public_url="https://agents.example/path")
+    bad = AgentServer(agent, card=base_card(), public_url="https://agents.example/path")
     with pytest.raises(ValueError, match="public_url"):
         await bad.start()

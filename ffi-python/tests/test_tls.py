@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from hosts import base_card
 from conftest import REPO
 
 import a2a_wire as a
@@ -54,7 +56,7 @@ async def demo(ctx: RequestContext, events: Events) -> None:
 
 
 def server(certs: Path) -> AgentServer:
-    return AgentServer(demo, tls=(certs / "server.pem", certs / "server.key"))
+    return AgentServer(demo, card=base_card(), tls=(certs / "server.pem", certs / "server.key"))
 
 
 async def test_our_client_talks_to_our_tls_server_on_every_binding(certs: Path) -> None:
@@ -79,7 +81,7 @@ async def test_a_certificate_that_does_not_verify_is_a_tls_error(certs: Path, tm
             # Another CA of the same name fails on its signature, the platform's roots on the issuer.
             assert "invalid peer certificate" in str(e.value) or "no trusted root" in str(e.value), str(e.value)
     with pytest.raises(a.TLSError):
-        async with AgentServer(demo, tls=(certs / "server.pem", certs / "missing.key")):
+        async with AgentServer(demo, card=base_card(), tls=(certs / "server.pem", certs / "missing.key")):
             pass
 
 
@@ -92,7 +94,7 @@ async def test_the_official_sdk_client_talks_to_our_tls_server_on_every_binding(
         out, err = await asyncio.wait_for(proc.communicate(), 300)
     rows = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
     failed = [r for r in rows if not r["ok"]]
-    assert not failed, failed
+    assert not failed, json.dumps(failed)[:3000]
     combos = {(r["binding"], r["version"]) for r in rows}
     assert combos == {(b, v) for b in ("JSONRPC", "HTTP+JSON", "GRPC") for v in ("1.0", "0.3")}, (combos, err.decode()[-2000:])
     # Nine checks in v1.0, eight in v0.3 (no ListTasks).

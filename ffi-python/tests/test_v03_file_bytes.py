@@ -9,6 +9,8 @@ from typing import Literal
 
 import pytest
 
+from hosts import base_card
+
 import a2a_wire as a
 from a2a_wire.client import Client
 from a2a_wire.server import AgentServer, Events, RequestContext
@@ -27,7 +29,7 @@ async def sizes(ctx: RequestContext, events: Events) -> None:
 
 
 async def round_trip(server_form: Literal["base64", "raw"], client_form: Literal["base64", "raw"], binding: str) -> tuple[str, bytes]:
-    async with AgentServer(sizes, v03_file_bytes=server_form) as server:
+    async with AgentServer(sizes, card=base_card(), v03_file_bytes=server_form) as server:
         client = await Client.connect(server.url, bindings=[binding], versions=["0.3"], v03_file_bytes=client_form)
         try:
             message = a.Message(message_id="m-file", role=a.Role.USER, parts=[a.Part(raw=FILE, media_type="application/octet-stream")])
@@ -60,6 +62,6 @@ async def test_a_raw_server_reads_the_field_as_it_is(binding: str) -> None:
 
 async def test_the_option_names_one_of_the_two_forms() -> None:
     with pytest.raises(ValueError, match="base64"):
-        AgentServer(sizes, v03_file_bytes="hex")  # type: ignore[arg-type]
+        AgentServer(sizes, card=base_card(), v03_file_bytes="hex")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="base64"):
         await Client.connect("http://127.0.0.1:1", v03_file_bytes="hex")  # type: ignore[arg-type]

@@ -228,10 +228,10 @@ async def test_the_ssrf_guard_keeps_the_server_from_loopback_unless_allowed() ->
         await asyncio.sleep(2)  # a delivery would have come by now (it does within ms when allowed)
     assert counted.requests == 0 and seen == []
     with pytest.raises(ValueError, match=r"allow_webhooks: .*10\.0\.0\.0/99"):
-        async with AgentServer(agent, allow_webhooks=["10.0.0.0/99"]):
+        async with AgentServer(agent, card=base_card(), allow_webhooks=["10.0.0.0/99"]):
             pass
     with pytest.raises(TypeError, match="allow_webhooks"):
-        AgentServer(agent, allow_webhooks="127.0.0.1")
+        AgentServer(agent, card=base_card(), allow_webhooks="127.0.0.1")
 
 
 async def test_the_asgi_app_delivers_to_allowed_hosts_only() -> None:
@@ -269,7 +269,7 @@ async def test_the_asgi_app_delivers_to_allowed_hosts_only() -> None:
 
 async def test_a_bad_webhook_ca_file_is_a_tls_error() -> None:
     with pytest.raises(a.TLSError):
-        async with AgentServer(agent, webhook_ca_file="/nonexistent/ca.pem"):
+        async with AgentServer(agent, card=base_card(), webhook_ca_file="/nonexistent/ca.pem"):
             pass
 
 

@@ -127,7 +127,7 @@ pub mod url;
 pub mod webhook;
 
 #[cfg(feature = "client")]
-pub use client::{Client, ClientOptions, EventStream};
+pub use client::{CallOptions, Client, ClientOptions, EventStream};
 pub use error::Error;
 #[cfg(feature = "server")]
 pub use server::{RunningServer, Server, ServerConfig, ShutdownHandle};

@@ -23,6 +23,12 @@ use std::sync::Arc;
 pub struct ReadyOptions {
     /// Token to principal: every call needs `Authorization: Bearer TOKEN`.
     pub bearer_tokens: Option<BearerTokens>,
+    /// The application's judgement of each call (see [`crate::host::AuthHook`]); with
+    /// [`ReadyOptions::bearer_tokens`] too, [`ReadyOptions::server_config`] refuses both.
+    pub authenticate: Option<crate::host::AuthHook>,
+    /// How long a canceled run may go on before it is stopped (`None`:
+    /// [`crate::server::DEFAULT_CANCEL_GRACE`]).
+    pub cancel_grace: Option<std::time::Duration>,
     /// Serve HTTPS only with this certificate.
     pub tls: Option<crate::tls::ServerTls>,
     /// The extended card every authenticated caller without a card of its own gets.
@@ -90,6 +96,8 @@ pub enum ReadyError {
     Signature(String),
     /// The store file could not be opened (which file, and why).
     Store(String),
+    /// Both bearer tokens and an authentication hook were given: a call has one judge.
+    Auth,
 }
 
 impl std::fmt::Display for ReadyError {
@@ -97,6 +105,9 @@ impl std::fmt::Display for ReadyError {
         match self {
             ReadyError::Card { card, error } => write!(f, "{card}: {error}"),
             ReadyError::Encode(m) | ReadyError::Signature(m) | ReadyError::Store(m) => write!(f, "{m}"),
+            ReadyError::Auth => {
+                write!(f, "bearer tokens and an authentication hook were both given: give one (the tokens are a hook of their own)")
+            }
         }
     }
 }
@@ -163,8 +174,13 @@ impl ReadyOptions {
             let c = served(c, &origin, WhichCard::ExtendedOf(principal.clone()))?;
             config.extended_cards.insert(principal, c);
         }
-        if let Some(t) = self.bearer_tokens {
-            config = config.with_bearer_tokens(t);
+        match (self.bearer_tokens, self.authenticate) {
+            (Some(_), Some(_)) => return Err(ReadyError::Auth),
+            (Some(t), None) => config = config.with_bearer_tokens(t),
+            (None, hook) => config.authenticate = hook,
+        }
+        if let Some(g) = self.cancel_grace {
+            config.cancel_grace = g;
         }
         config.log = a2a_wire::log::silent();
         config.tls = self.tls;

@@ -2,8 +2,8 @@
 
 - The v1.0 model as immutable typed classes (``Task``, ``Message``, ``Part``, ...) with
   ProtoJSON, dict and protobuf conversions, and enums (``TaskState``, ``Role``).
-- Exceptions: ``A2AError`` and one subclass per A2A error kind, ``ClientError``,
-  ``ValidationError`` (see ``a2a_wire.errors``).
+- Exceptions under one root, ``a2a_wire.Error``: ``A2AError`` and one subclass per A2A
+  error kind, ``ClientError``, ``ValidationError`` (see ``a2a_wire.errors``).
 - The v0.3 model and its translation (``a2a_wire.v03``); version negotiation and
   interface selection (``negotiate``, ``select_interface``, ``read_card``).
 - Agent Card signatures (``SigningKey``, ``CardKeySet``; see ``a2a_wire.signing``) and the
@@ -85,6 +85,7 @@ __all__ = [
     "TaskStatus",
     "TaskStatusUpdateEvent",
     # the exceptions (errors.__all__)
+    "Error",
     "A2AError",
     "TaskNotFoundError",
     "TaskNotCancelableError",
@@ -110,6 +111,8 @@ __all__ = [
     "CannotSendError",
     "TransportError",
     "TLSError",
+    "CallTimeoutError",
+    "ClientClosedError",
     "CardError",
     "CardSignatureError",
     "ValidationError",

@@ -35,22 +35,22 @@ import asyncio
 import concurrent.futures
 import contextlib
 import datetime
-import inspect
 import logging
 import os
 import socket
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
-from typing import Any, NamedTuple, Union
+from typing import Any
 
 from . import _a2a_wire
 from ._a2a_wire import SigningKey, StoreReply, StoreRequest, TaskStore
 from ._model import AgentCard
-from .errors import A2AError, InternalError
 from ._wake import unwatch, watch
-from .server import Executor, _retain_ms, _Runner
+from .errors import A2AError
+from .auth import Authenticator, Headers, Request, check
+from .server import Executor, _grace, _retain_ms, _Runner
 
-__all__ = ["A2AApp", "AuthRequest", "Authenticator", "TaskStore"]
+__all__ = ["A2AApp", "Authenticator", "TaskStore"]
 
 log = logging.getLogger("a2a_wire")
 
@@ -67,36 +67,37 @@ CARD_PATH: str = _a2a_wire.CARD_PATH
 STREAM_BUFFER = 4 * 1024 * 1024
 
 
-class AuthRequest(NamedTuple):
-    """A call to judge: its operation, how it came, and its credentials (``Authorization``,
-    ``Cookie`` and the headers of the card's API-key schemes, names lowercase)."""
-
-    method: str
-    binding: str
-    version: str
-    tenant: str
-    headers: dict[str, str]
-
-
-#: Judges a call: returns the principal (a name for the caller; None: anonymous, allowed)
-#: or raises ``UnauthenticatedError`` / ``PermissionDeniedError``. May be ``async``.
-Authenticator = Callable[[AuthRequest], Union[str, None, Awaitable[Union[str, None]]]]
+def __getattr__(name: str) -> Any:
+    # ImportError, not AttributeError: `from a2a_wire.asgi import AuthRequest` would replace an
+    # AttributeError's message with its own, and this one names the replacement.
+    if name == "AuthRequest":
+        raise ImportError(
+            "a2a_wire.asgi.AuthRequest was replaced by a2a_wire.auth.Request: authenticate now gets the whole request "
+            "(.method is the HTTP method, .operation the A2A one; .headers has every header; .scope the ASGI scope) and "
+            "returning None refuses the call with 401 (return a2a_wire.auth.ANONYMOUS to let it in without a principal)"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _Call:
-    __slots__ = ("items", "wakeup", "queued")
+    __slots__ = ("items", "wakeup", "queued", "scope", "target")
 
-    def __init__(self) -> None:
+    def __init__(self, scope: Scope, target: str) -> None:
         self.items: deque[tuple[Any, ...]] = deque()
         self.wakeup = asyncio.Event()
         self.queued = 0
+        self.scope = scope
+        self.target = target
 
 
 class A2AApp:
     """An ASGI app serving ``executor`` (see ``a2a_wire.server``) under ``card``.
 
-    ``authenticate`` judges every call (see :data:`Authenticator`); without it every call is
-    anonymous and no extended card is ever served (only authenticated callers get one):
+    ``authenticate`` judges every call (see :mod:`a2a_wire.auth`): it gets the request (every
+    header, the peer, the ASGI scope) and returns the principal, None to refuse it with 401
+    and ``WWW-Authenticate``, or :data:`~a2a_wire.auth.ANONYMOUS`; ``PermissionError`` gives
+    403. Without it every call is anonymous and no extended card is ever served (only
+    authenticated callers get one):
     ``extended_card`` is every authenticated caller's, ``extended_cards`` maps a principal
     (what ``authenticate`` returned) to a card of its own, which only that principal gets.
     ``signing_key`` (a :class:`~a2a_wire.signing.SigningKey`) signs the card and the extended
@@ -117,6 +118,10 @@ class A2AApp:
     (default 64). ``retain`` (seconds or a ``timedelta``) deletes tasks in a terminal state
     whose last change is older, with everything kept for them; tasks still working or
     waiting for input are never deleted (None: keep every task).
+
+    ``cancel_grace`` (seconds) is how long a canceled run's coroutine may go on after
+    ``ctx.wait_cancelled()`` returned before it gets ``asyncio.CancelledError``. The card's
+    interfaces are served as given (they must point at where the app is mounted).
     """
 
     def __init__(
@@ -137,7 +142,13 @@ class A2AApp:
         store: TaskStore | str | os.PathLike[str] | None = None,
         cache_mb: int | None = None,
         retain: float | datetime.timedelta | None = None,
+        cancel_grace: float = 5.0,
     ) -> None:
+        if not isinstance(card, AgentCard):
+            raise TypeError(f"A2AApp needs card: the AgentCard to serve, got {type(card).__name__}")
+        if authenticate is not None:
+            check(authenticate)
+        self._cancel_grace = _grace(cancel_grace)
         if cache_mb is not None and (isinstance(cache_mb, bool) or not isinstance(cache_mb, int) or cache_mb < 0):
             raise ValueError(f"cache_mb must be a whole number of MiB, got {cache_mb!r}")
         if not (store is None or isinstance(store, (TaskStore, str, os.PathLike))):
@@ -168,7 +179,6 @@ class A2AApp:
         self._watch: socket.socket | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._judging: set[asyncio.Future[None]] = set()
 
     @property
     def card(self) -> AgentCard:
@@ -201,7 +211,7 @@ class A2AApp:
             self._store = store
             self._store_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="a2a-wire-store")
         self._loop = loop
-        self._runner = _Runner(self._executor, loop, None)
+        self._runner = _Runner(self._executor, loop, None, self._cancel_grace, self._authenticate)
         self._watch = watch(loop, service.take_watch_fd(), self._pump)
         self._service = service
         if store is not None:
@@ -243,10 +253,7 @@ class A2AApp:
             elif kind == "cancel":
                 runner.cancel(out[1])
             elif kind == "authenticate":
-                request = AuthRequest(out[2], out[3], out[4], out[5], dict(out[6]))
-                task = asyncio.ensure_future(self._judge(out[1], request))
-                self._judging.add(task)
-                task.add_done_callback(self._judging.discard)
+                self._judge(out[1], out[2], out[3], out[4], out[5])
             else:
                 call = self._calls.get(out[1])
                 if call is None:
@@ -259,21 +266,26 @@ class A2AApp:
                 call.wakeup.set()
         self._schedule_timer(service)
 
-    async def _judge(self, call: int, request: AuthRequest) -> None:
-        assert self._authenticate is not None
-        error: A2AError | None = None
-        principal: str | None = None
-        try:
-            result = self._authenticate(request)
-            principal = await result if inspect.isawaitable(result) else result
-        except A2AError as e:
-            error = e
-        except Exception:
-            log.exception("the authenticator raised")
-            error = InternalError("authentication failed")
-        if self._service is not None:
-            self._service.authenticated(call, principal, error)
-            self._pump()
+    def _judge(self, call_id: int, operation: str, binding: str, version: str, tenant: str) -> None:
+        assert self._runner is not None
+        call = self._calls.get(call_id)
+        scope: Scope = call.scope if call is not None else {}
+        path, _, query = (call.target if call is not None else "").partition("?")
+        raw = scope.get("headers", [])
+        headers = Headers((bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in raw)
+        client = scope.get("client")
+        peer = (str(client[0]), int(client[1])) if client else None
+        request = Request(
+            method=scope.get("method", "GET"), path=path, query=query, headers=headers, peer=peer,
+            operation=operation, binding=binding, version=version, tenant=tenant, scope=scope,
+        )
+
+        def answer(principal: str | None, error: A2AError | None) -> None:
+            if self._service is not None:
+                self._service.authenticated(call_id, principal, error)
+                self._pump()
+
+        self._runner.judge(request, answer)
 
     def _schedule_timer(self, service: _a2a_wire.ServiceHost) -> None:
         delay = service.next_timeout()
@@ -380,7 +392,7 @@ class A2AApp:
             path = CARD_PATH
         query: bytes = scope.get("query_string", b"")
         target = f"{path}?{query.decode('latin-1')}" if query else path
-        call = _Call()
+        call = _Call(scope, target)
         call_id = service.request(scope.get("method", "GET"), target, scope.get("headers", []), body)
         self._calls[call_id] = call
         try:

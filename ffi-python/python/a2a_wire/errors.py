@@ -1,6 +1,6 @@
 """The exceptions of a2a_wire.
 
-Three families:
+Every exception the package defines derives from one root, :class:`Error`, in three families:
 
 - :class:`A2AError` and one subclass per A2A error kind (``TaskNotFoundError``, ...). A client
   raises them when the peer answered with an A2A error; an authenticator raises them to
@@ -15,8 +15,15 @@ Three families:
   cannot express (:class:`CannotSendError`), no connection (:class:`TransportError`), or a
   card that cannot be used (:class:`CardError`; :class:`CardSignatureError` when its
   signature does not verify).
-- :class:`ValidationError` (a ``ValueError``): bytes or values that do not make a valid
-  message, naming the JSON path of the offending field.
+  A call that outlives its deadline raises :class:`CallTimeoutError`, which is also the
+  built-in ``TimeoutError``; a call on a closed client :class:`ClientClosedError` (also a
+  ``RuntimeError``).
+- :class:`ValidationError` (also a ``ValueError``): bytes or values that do not make a valid
+  message, naming the JSON path of the offending field; :class:`EncodeError` (also a
+  ``ValueError``) a value its wire format cannot carry.
+
+``except a2a_wire.Error`` catches them all; a bad argument (a wrong type, a negative count) is
+the built-in ``TypeError`` or ``ValueError``, as everywhere in Python.
 
 The wire forms (codes, statuses, reasons) come from the Rust core's error table; this module
 only gives them Python classes.
@@ -29,6 +36,7 @@ from typing import Any, ClassVar, NamedTuple
 from . import _a2a_wire
 
 __all__ = [
+    "Error",
     "A2AError",
     "TaskNotFoundError",
     "TaskNotCancelableError",
@@ -54,6 +62,8 @@ __all__ = [
     "CannotSendError",
     "TransportError",
     "TLSError",
+    "CallTimeoutError",
+    "ClientClosedError",
     "CardError",
     "CardSignatureError",
     "ValidationError",
@@ -80,7 +90,11 @@ class FieldViolation(NamedTuple):
     description: str
 
 
-class A2AError(Exception):
+class Error(Exception):
+    """The root of every exception a2a_wire defines."""
+
+
+class A2AError(Error):
     """An A2A error. Subclasses name the kind; ``A2AError.from_kind`` finds one by name."""
 
     kind: ClassVar[str] = ""
@@ -271,7 +285,7 @@ def _fill_from_core() -> None:
 _fill_from_core()
 
 
-class ClientError(Exception):
+class ClientError(Error):
     """A client-side failure that is not an A2A error from the peer."""
 
 
@@ -308,6 +322,17 @@ class TLSError(TransportError):
     handshake broke off, or a TLS file (certificate, key, CA) is unusable."""
 
 
+class CallTimeoutError(TransportError, TimeoutError):
+    """The call took longer than its timeout (``Client.connect(timeout=)`` or the call's own
+    ``timeout=``). Also the built-in ``TimeoutError``."""
+
+
+class ClientClosedError(ClientError, RuntimeError):
+    """The client was closed (``aclose()``, or the ``async with`` block ended) before or while
+    the call ran. Also a ``RuntimeError``, what a closed client raised
+    before this class."""
+
+
 class CardError(ClientError):
     """The Agent Card could not be fetched or read, or offers no interface the client speaks."""
 
@@ -318,7 +343,7 @@ class CardSignatureError(CardError):
     require_signed_card=True)``). Raised by ``CardKeySet.verify_card`` and ``Client.connect``."""
 
 
-class ValidationError(ValueError):
+class ValidationError(Error, ValueError):
     """Bytes or values that do not make a valid message.
 
     ``path`` is the JSON path of the first offending field (``""`` for the message itself or
@@ -382,7 +407,7 @@ class ConversionError(ValidationError):
     kind = "conversion"
 
 
-class EncodeError(ValueError):
+class EncodeError(Error, ValueError):
     """A value its wire format cannot carry (a timestamp outside years 1-9999, a NaN)."""
 
 
