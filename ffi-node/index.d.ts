@@ -7,7 +7,7 @@ import type {
   StreamResponse, GetTaskRequest, ListTasksRequest, ListTasksResponse, CancelTaskRequest, SubscribeToTaskRequest,
   TaskPushNotificationConfig, GetTaskPushNotificationConfigRequest, ListTaskPushNotificationConfigsRequest,
   ListTaskPushNotificationConfigsResponse, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-  JsonValue,
+  JsonValue, SendMessageConfiguration,
 } from "./model.js";
 
 export * from "./model.js";
@@ -211,6 +211,8 @@ export declare abstract class A2AError extends Error {
   /** The ErrorInfo reason ("TASK_NOT_FOUND"; "" for the JSON-RPC protocol errors). */
   readonly reason: string;
   readonly httpStatus: number;
+  /** The HTTP status this kind answers with (the same as `httpStatus`). */
+  readonly status: number;
   readonly grpcStatus: number;
   /** ErrorInfo metadata. */
   readonly metadata: { [key: string]: string };
@@ -264,6 +266,10 @@ export declare class CannotSendError extends ClientError {}
 export declare class TransportError extends ClientError {}
 /** TLS failed: an untrusted or misnamed certificate, a broken handshake, an unusable TLS file. */
 export declare class TLSError extends TransportError {}
+/** The call took longer than its deadline (`timeoutMs` of `connect` or of the call). */
+export declare class CallTimeoutError extends TransportError {}
+/** The client was closed before the call. */
+export declare class ClientClosedError extends ClientError {}
 /** The Agent Card could not be fetched or read, or offers no interface the client speaks. */
 export declare class CardError extends ClientError {}
 /**
@@ -324,6 +330,14 @@ export declare class RequestContext {
   /** Who sent it (null: anonymous). */
   readonly principal: string | null;
   readonly extensions: string[];
+  /** The tenant the request named ("": none). */
+  readonly tenant: string;
+  /** The request's metadata (null: none sent, or a resumed run). */
+  readonly metadata: { [key: string]: JsonValue } | null;
+  /** The request's configuration as sent (null: none sent, or a resumed run). */
+  readonly configuration: SendMessageConfiguration | null;
+  /** The media types the client accepts (empty: any). */
+  readonly acceptedOutputModes: string[];
   /** True once the task was canceled or the server is stopping. */
   readonly cancelled: boolean;
   /** Aborts when the task is canceled or the server is stopping. */
@@ -331,8 +345,13 @@ export declare class RequestContext {
   readonly runId: number;
 }
 
-export interface ArtifactOptions {
-  /** The id of a string artifact (default "artifact"). */
+/** An event's metadata (a JSON object). */
+export interface EventOptions {
+  metadata?: { [key: string]: JsonValue };
+}
+
+export interface ArtifactOptions extends EventOptions {
+  /** The artifact's id (default: a fresh UUID v4, so that two artifacts stay two). */
   artifactId?: string;
   name?: string;
   /** Add its parts to the artifact with the same id. */
@@ -344,16 +363,16 @@ export interface ArtifactOptions {
 /** Where a run publishes; a refused publish throws the A2AError that says why. */
 export declare class Events {
   private constructor();
-  /** An agent message of one text part, with an id of its own. */
-  agentMessage(text: string): Message;
-  /** Sets the task's status, with an optional agent message (a string: one text part). */
-  status(state: TaskState, message?: Message | string): void;
+  /** An agent message of one text part, with a fresh id (a UUID v4). */
+  agentMessage(text: string, options?: EventOptions): Message;
+  /** Sets the task's status, with an optional agent message (a string: one text part); `metadata` goes on the event. */
+  status(state: TaskState, message?: Message | string, options?: EventOptions): void;
   /** Publishes an artifact, or a chunk of one; a string becomes one text part. */
   artifact(artifact: Artifact | string, options?: ArtifactOptions): void;
-  /** Replies with a message: first event a direct reply (no task is kept). */
-  message(message: Message | string): void;
-  /** `status(TaskState.COMPLETED, message)`. */
-  complete(message?: Message | string): void;
+  /** Replies with a message: first event a direct reply (no task is kept); `metadata` is a string message's own. */
+  message(message: Message | string, options?: EventOptions): void;
+  /** `status(TaskState.COMPLETED, message, options)`. */
+  complete(message?: Message | string, options?: EventOptions): void;
   /** Resolves once the server applied every event sent so far; rejects with its refusal. */
   flush(): Promise<void>;
   readonly cancelled: boolean;
@@ -361,24 +380,46 @@ export declare class Events {
 
 /** An agent: an async function, or an object with an `execute` method of that shape. */
 export type AgentFunction = (ctx: RequestContext, events: Events) => Promise<void> | void;
-/** An agent: an async function, or an object with an `execute` method of that shape. */
-export type Agent = AgentFunction | { execute: AgentFunction };
+/**
+ * An agent: an async function, or an object with an `execute` method of that shape and,
+ * optionally, `cancelTask` (the official SDK's name) or `cancel`, called when the task is
+ * canceled.
+ */
+export type Agent = AgentFunction | { execute: AgentFunction; cancelTask?: AgentFunction; cancel?: AgentFunction };
 /** Gets what an agent threw (the task is failed with AGENT_FAILED; the client never sees the error). */
 export type AgentErrorHandler = (err: unknown, ctx: RequestContext) => void;
 
 // ---------------------------------------------------------------- the service in your app
 
-/** A call to judge. */
-export interface AuthRequest {
-  method: string;
-  binding: BindingName;
-  version: string;
-  tenant: string;
-  /** Authorization, Cookie and the card's API-key headers (names lowercase). */
-  headers: { [name: string]: string };
+/** What `authenticate` returns to let a call in without a principal. */
+export declare const ANONYMOUS: unique symbol;
+
+/** A call to judge: the HTTP request and what the A2A core read in it. */
+export declare class AuthRequest {
+  private constructor();
+  /** The HTTP method (gRPC: POST). */
+  readonly method: string;
+  /** The path, without the query. */
+  readonly path: string;
+  /** The query string, without "?" ("": none). */
+  readonly query: string;
+  /** Every header (gRPC: every metadata entry). */
+  readonly headers: Headers;
+  /** The peer, when known. */
+  readonly peer: { address: string; port: number } | null;
+  /** The A2A operation ("SendMessage", ...). */
+  readonly operation: string;
+  readonly binding: BindingName;
+  readonly version: string;
+  readonly tenant: string;
+  /** The host's request: the Fetch Request (`fetch`), node's / Express's req (listener, middleware), null under `serve`. */
+  readonly request: Request | IncomingMessage | null;
 }
-/** Returns the principal (null: anonymous) or throws UnauthenticatedError / PermissionDeniedError. */
-export type Authenticator = (req: AuthRequest) => string | null | undefined | Promise<string | null | undefined>;
+/**
+ * Returns the principal, `null` to refuse with 401 and `WWW-Authenticate`, or `ANONYMOUS`;
+ * a rejection whose error has `status: 403` refuses with 403, an A2AError answers with itself.
+ */
+export type Authenticator = (req: AuthRequest) => string | null | undefined | typeof ANONYMOUS | Promise<string | null | undefined | typeof ANONYMOUS>;
 
 export interface ServiceOptions {
   /** Served to every authenticated caller without a card of its own in `extendedCards`. */
@@ -456,8 +497,10 @@ export interface ServeOptions {
   host?: string;
   /** Default 0: a free port. */
   port?: number;
-  /** The card to publish; its interfaces are replaced by the server's six. */
-  card?: AgentCard | Omit<AgentCard, "supportedInterfaces"> | null;
+  /** The card to publish (required): without interfaces it gets the server's six; interfaces it lists are kept. */
+  card: AgentCard | Omit<AgentCard, "supportedInterfaces">;
+  /** Judges every call (give this or `bearerTokens`). */
+  authenticate?: Authenticator;
   /**
    * Token to principal: every call then needs `Authorization: Bearer TOKEN` for one of the
    * tokens, and each principal sees only its own tasks and push configs.
@@ -500,7 +543,7 @@ export declare class AgentServer {
   [Symbol.asyncDispose](): Promise<void>;
 }
 /** Serves `agent` on the Rust transport (JSON-RPC, HTTP+JSON and gRPC; v1.0 and v0.3) off the JS thread. */
-export declare function serve(agent: Agent, options?: ServeOptions): Promise<AgentServer>;
+export declare function serve(agent: Agent, options: ServeOptions): Promise<AgentServer>;
 
 // ---------------------------------------------------------------- the ready client
 
@@ -523,6 +566,21 @@ export interface ConnectOptions {
   requireSignedCard?: boolean;
   /** How many times in a row a broken stream is resumed with Last-Event-ID (default 5; 0: never). */
   streamResumes?: number;
+  /** Asked before every call for headers of its own (a refreshed token). */
+  headerProvider?: () => HeaderFields | Promise<HeaderFields>;
+}
+
+/** Headers as an object (name to value) or a `Headers`. */
+export type HeaderFields = Readonly<Record<string, string>> | Headers;
+
+/** One call's options. */
+export interface CallOptions {
+  /** Stops the call (and closes a stream); the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** The call's deadline instead of the client's (CallTimeoutError past it). */
+  timeoutMs?: number;
+  /** Sent with this call only, after the client's headers. */
+  headers?: HeaderFields;
 }
 
 /** A certificate chain (leaf first) and its private key, as PEM file paths. */
@@ -541,25 +599,42 @@ export declare class EventStream implements AsyncIterableIterator<StreamResponse
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** A client of one agent. */
+/** A stream about to open: iterate it at once, or await it for the EventStream. */
+export declare class OpeningStream implements AsyncIterableIterator<StreamResponse>, PromiseLike<EventStream> {
+  private constructor();
+  then<R1 = EventStream, R2 = never>(
+    onfulfilled?: ((value: EventStream) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2>;
+  next(): Promise<IteratorResult<StreamResponse, undefined>>;
+  return(): Promise<IteratorResult<StreamResponse, undefined>>;
+  close(): void;
+  [Symbol.asyncIterator](): OpeningStream;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** A client of one agent. Every operation takes a last `CallOptions` argument. */
 export declare class A2AClient {
   private constructor();
   static connect(url: string, options?: ConnectOptions): Promise<A2AClient>;
   readonly card: AgentCard;
   readonly interface: SelectedInterface;
-  /** A user message of one text part, with a fresh id. */
+  /** A user message of one text part, with a fresh id (a UUID v4). */
   userMessage(text: string, extra?: Partial<Message>): Message;
-  sendMessage(request: SendMessageRequest | string): Promise<SendMessageResponse>;
-  sendStreamingMessage(request: SendMessageRequest | string): Promise<EventStream>;
-  getTask(request: GetTaskRequest | string): Promise<Task>;
-  listTasks(request?: ListTasksRequest): Promise<ListTasksResponse>;
-  cancelTask(request: CancelTaskRequest | string): Promise<Task>;
-  subscribeToTask(request: SubscribeToTaskRequest | string): Promise<EventStream>;
-  createTaskPushNotificationConfig(config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig>;
-  getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig>;
-  listTaskPushNotificationConfigs(request: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse>;
-  deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest): Promise<void>;
-  getExtendedAgentCard(request?: GetExtendedAgentCardRequest): Promise<AgentCard>;
+  sendMessage(request: SendMessageRequest | string, options?: CallOptions): Promise<SendMessageResponse>;
+  sendStreamingMessage(request: SendMessageRequest | string, options?: CallOptions): OpeningStream;
+  getTask(request: GetTaskRequest | string, options?: CallOptions): Promise<Task>;
+  listTasks(request?: ListTasksRequest, options?: CallOptions): Promise<ListTasksResponse>;
+  cancelTask(request: CancelTaskRequest | string, options?: CallOptions): Promise<Task>;
+  subscribeToTask(request: SubscribeToTaskRequest | string, options?: CallOptions): OpeningStream;
+  createTaskPushNotificationConfig(config: TaskPushNotificationConfig, options?: CallOptions): Promise<TaskPushNotificationConfig>;
+  getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest, options?: CallOptions): Promise<TaskPushNotificationConfig>;
+  listTaskPushNotificationConfigs(
+    request: ListTaskPushNotificationConfigsRequest,
+    options?: CallOptions,
+  ): Promise<ListTaskPushNotificationConfigsResponse>;
+  deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest, options?: CallOptions): Promise<void>;
+  getExtendedAgentCard(request?: GetExtendedAgentCardRequest, options?: CallOptions): Promise<AgentCard>;
   close(): void;
   [Symbol.dispose](): void;
 }

@@ -20,7 +20,8 @@ const { RequestContext, Events, AGENT_FAILED } = require("./lib/agent.js");
 const { A2AService, CARD_PATH, STREAM_BUFFER } = require("./lib/service.js");
 const { TaskStore } = require("./lib/store.js");
 const { serve, AgentServer } = require("./lib/server.js");
-const { A2AClient, EventStream } = require("./lib/client.js");
+const { A2AClient, EventStream, OpeningStream } = require("./lib/client.js");
+const { ANONYMOUS, AuthRequest } = require("./lib/auth.js");
 const { SigningKey, CardKeySet } = require("./lib/signing.js");
 const { WebhookReceiver, WebhookEndpoint } = require("./lib/webhook.js");
 
@@ -63,6 +64,8 @@ module.exports = {
   CannotSendError: errors.CannotSendError,
   TransportError: errors.TransportError,
   TLSError: errors.TLSError,
+  CallTimeoutError: errors.CallTimeoutError,
+  ClientClosedError: errors.ClientClosedError,
   CardError: errors.CardError,
   CardSignatureError: errors.CardSignatureError,
   ValidationError: errors.ValidationError,
@@ -86,6 +89,9 @@ module.exports = {
   AgentServer,
   A2AClient,
   EventStream,
+  OpeningStream,
+  ANONYMOUS,
+  AuthRequest,
   SigningKey,
   CardKeySet,
   WebhookReceiver,

@@ -9,6 +9,37 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * A call for the JavaScript `authenticate` to judge: the HTTP request and what the core read
+ * in it. `answer` gives the verdict once; collected unanswered, the call is refused with an
+ * internal error.
+ */
+export declare class AuthCall {
+  /** The HTTP method (gRPC: `POST`). */
+  get method(): string
+  /** The request target: path and query. */
+  get target(): string
+  /** Every header as received, flattened: name, value, name, value, ... */
+  get headers(): Array<string>
+  /** The peer's address (`host:port`), when known. */
+  get peerAddress(): string | null
+  /** The peer's port, when known. */
+  get peerPort(): number | null
+  /** The A2A operation (`"SendMessage"`). */
+  get operation(): string
+  /** `"JSONRPC"`, `"HTTP+JSON"` or `"GRPC"`. */
+  get binding(): string
+  /** The protocol version the call is served with. */
+  get version(): string
+  /** The tenant the call names (`""`: none). */
+  get tenant(): string
+  /**
+   * The verdict: `principal` (null: anonymous) or `error`, an A2AError's JSON
+   * (`A2AError#toJSON`). False when the call was answered already.
+   */
+  answer(principal?: string | undefined | null, error?: string | undefined | null): boolean
+}
+
 /** The public keys a verifier trusts, by `kid`. */
 export declare class NativeCardKeySet {
   /** An empty key set. */
@@ -37,13 +68,21 @@ export declare class NativeClient {
   /** The selected interface: the JSON of `{url, binding, version, tenant, index}`. */
   get interface(): string
   /**
-   * Runs the unary operation `method` with `request` (ProtoJSON); resolves to the answer's
-   * ProtoJSON (`{}` for a delete).
+   * Runs the unary operation `method` with `request` (ProtoJSON) and this call's
+   * `options`; resolves to the answer's ProtoJSON (`{}` for a delete).
    */
-  call(method: string, request: string): Promise<string>
-  /** Opens the stream of `method` with `request` (ProtoJSON). */
-  openStream(method: string, request: string): Promise<NativeStream>
-  /** Drops the idle connections; calls in flight finish on theirs. */
+  call(method: string, request: string, options?: CallSettings | undefined | null): Promise<string>
+  /**
+   * Opens the stream of `method` with `request` (ProtoJSON) and this call's `options`
+   * (the abort id stops the opening; an open stream is closed with its `close()`).
+   */
+  openStream(method: string, request: string, options?: CallSettings | undefined | null): Promise<NativeStream>
+  /** Stops the call (or the stream's opening) given abort id `id`; nothing if it is over. */
+  abort(id: number): void
+  /**
+   * Closes the client: later calls reject with `ClientClosedError`; calls in flight
+   * finish on their connections.
+   */
   close(): void
 }
 
@@ -116,14 +155,15 @@ export declare class NativeWebhookReceiver {
 /** A running server. */
 export declare class ReadyServer {
   /**
-   * Binds `host:port` (port 0: a free one) and serves `card` (ProtoJSON; null or a card
-   * without interfaces: the standard six of the demo agent's shape), calling `onStart(run)`
-   * for every run and `onCancel(runId)` when one is canceled. The settings (bearer tokens,
+   * Binds `host:port` (port 0: a free one) and serves `card` (ProtoJSON; a card without
+   * interfaces gets the standard six, one that lists some is served as given), calling
+   * `onStart(run)` for every run, `onCancel(runId)` when one is canceled, and
+   * `onAuthenticate(call)` (when given) for every call to judge. The settings (bearer tokens,
    * TLS, extended cards, the signing key, the webhook policy) become the server's config
    * through the transport's `ReadyOptions`, in the order it fixes (interfaces, checks,
    * the bearer scheme, then the signatures). Returns once it listens.
    */
-  constructor(host: string, port: number, card: string | undefined | null, options: ServeOptions, signingKey: NativeSigningKey | undefined | null, onStart: (arg: Run) => void, onCancel: (arg: number) => void)
+  constructor(host: string, port: number, card: string, options: ServeOptions, signingKey: NativeSigningKey | undefined | null, onStart: (arg: Run) => void, onCancel: (arg: number) => void, onAuthenticate?: ((arg: AuthCall) => void) | undefined | null)
   /** `http://HOST:PORT` (the card is at `/.well-known/agent-card.json`). */
   get url(): string
   /** The card the server publishes (ProtoJSON). */
@@ -153,17 +193,29 @@ export declare class Run {
   get taskJson(): string | null
   get principal(): string | null
   get extensions(): Array<string>
+  /** The tenant the request named (`""`: none). */
+  get tenant(): string
+  /** The request's metadata (a JSON object), or null (none sent, or a resumed run). */
+  get metadataJson(): string | null
+  /**
+   * The request's configuration (ProtoJSON SendMessageConfiguration), or null (none sent,
+   * or a resumed run).
+   */
+  get configurationJson(): string | null
   /** True once the run's task was canceled or the host is stopping. */
   get cancelled(): boolean
   /** True once the run ended (finish, fail, or the host ended it). */
   get ended(): boolean
   /**
    * Sets the task's status (`state` a TaskState name or number), with an optional agent
-   * message (ProtoJSON).
+   * message (ProtoJSON) and the event's metadata (a JSON object).
    */
-  status(state: string | number, message?: string | undefined | null): void
-  /** Publishes an artifact (ProtoJSON) or a chunk of one. */
-  artifact(artifact: string, append: boolean, lastChunk: boolean): void
+  status(state: string | number, message?: string | undefined | null, metadata?: string | undefined | null): void
+  /**
+   * Publishes an artifact (ProtoJSON) or a chunk of one, with the event's metadata (a JSON
+   * object).
+   */
+  artifact(artifact: string, append: boolean, lastChunk: boolean, metadata?: string | undefined | null): void
   /** Replies with a message (ProtoJSON): as the first event a direct reply (no task is kept). */
   messageEvent(message: string): void
   /** Resolves once the host applied every event sent so far; rejects with its refusal. */
@@ -266,6 +318,16 @@ export declare class TaskStore {
    * later answers throw). Idempotent.
    */
   close(): void
+}
+
+/** One call's own options. */
+export interface CallSettings {
+  /** The call's deadline in milliseconds, instead of the client's. */
+  timeoutMs?: number
+  /** Headers sent with this call only, after the client's (flat `[name, value, ...]`). */
+  headers?: Array<string>
+  /** An id of the caller's choosing: `abort(id)` stops the call. */
+  abortId?: number
 }
 
 /**

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.AuthCall = nativeBinding.AuthCall
 module.exports.NativeCardKeySet = nativeBinding.NativeCardKeySet
 module.exports.NativeClient = nativeBinding.NativeClient
 module.exports.NativeSigningKey = nativeBinding.NativeSigningKey

@@ -22,7 +22,7 @@ const client = await A2AClient.connect(url);
 const i = client.interface;
 console.log(`${i.binding} ${i.version} at ${i.url}`);
 if (rest.includes("--stream")) {
-  for await (const event of await client.sendStreamingMessage(text)) console.log(JSON.stringify(event));
+  for await (const event of client.sendStreamingMessage(text)) console.log(JSON.stringify(event));
 } else {
   const reply = await client.sendMessage(text);
   if ("task" in reply && reply.task) console.log(`${reply.task.status.state}: ${textOf(reply.task)}`);

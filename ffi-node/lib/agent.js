@@ -11,11 +11,13 @@
 //
 // Its turn ends when the promise settles; a thrown error (or rejection) fails the task and
 // the host keeps serving (an A2AError's message becomes the failure's text; any other error
-// goes to `onError`, the client sees AGENT_FAILED). When the task is canceled, or the server stops, `ctx.signal`
-// aborts and `ctx.cancelled` turns true.
+// goes to `onError`, the client sees AGENT_FAILED). When the task is canceled, or the server
+// stops, `ctx.signal` aborts, `ctx.cancelled` turns true, and an executor object's
+// `cancelTask(ctx, events)` (the official SDK's name; `cancel` works too) is called.
 
 const { call, translate, A2AError, CONSTANTS } = require("./errors.js");
 const { TaskState, Role } = require("../model.js");
+const { randomUUID } = require("node:crypto");
 
 /** The status text of a task whose agent threw (the core's words, on every a2a-wire binding). */
 const AGENT_FAILED = CONSTANTS.agentFailed;
@@ -49,6 +51,8 @@ class RequestContext {
   #message;
   #task;
   #cancel;
+  #metadata;
+  #configuration;
   constructor(run, cancel) {
     this.#run = run;
     this.#cancel = cancel;
@@ -77,6 +81,26 @@ class RequestContext {
   get principal() { return this.#run.principal ?? null; }
   /** The extensions active for this call. */
   get extensions() { return this.#run.extensions; }
+  /** The tenant the request named (`""`: none). */
+  get tenant() { return this.#run.tenant; }
+  /** The request's metadata (`SendMessageRequest.metadata`; null when none was sent, and for a resumed run). */
+  get metadata() {
+    if (this.#metadata === undefined) {
+      const m = this.#run.metadataJson;
+      this.#metadata = m == null ? null : JSON.parse(m);
+    }
+    return this.#metadata;
+  }
+  /** The request's configuration as sent (accepted output modes, history length, ...; null when none, and for a resumed run). */
+  get configuration() {
+    if (this.#configuration === undefined) {
+      const c = this.#run.configurationJson;
+      this.#configuration = c == null ? null : JSON.parse(c);
+    }
+    return this.#configuration;
+  }
+  /** The media types the client accepts (empty: any). */
+  get acceptedOutputModes() { return this.configuration?.acceptedOutputModes ?? []; }
   /** True once the task was canceled or the server is stopping. */
   get cancelled() { return this.#cancel.aborted || this.#run.cancelled; }
   /** Aborts when the task is canceled or the server is stopping. */
@@ -94,24 +118,25 @@ class RequestContext {
 class Events {
   #run;
   #poke;
-  #replies = 0;
   constructor(run, poke) {
     this.#run = run;
     this.#poke = poke;
   }
-  /** An agent message of one text part, with an id of its own. */
-  agentMessage(text) {
-    this.#replies += 1;
-    return { messageId: `${this.#run.messageId}-reply-${this.#replies}`, role: Role.AGENT, parts: [{ text: String(text) }] };
+  /** An agent message of one text part, with a fresh id (a UUID v4) and the run's task and context. */
+  agentMessage(text, { metadata } = {}) {
+    const m = { messageId: randomUUID(), role: Role.AGENT, parts: [{ text: String(text) }], taskId: this.#run.taskId, contextId: this.#run.contextId };
+    if (metadata != null) m.metadata = metadata;
+    return m;
   }
   #msg(m) {
     return typeof m === "string" ? this.agentMessage(m) : m;
   }
-  /** Sets the task's status, with an optional agent message (a question, a reason). */
-  status(state, message) {
+  /** Sets the task's status, with an optional agent message (a question, a reason); `metadata` goes on the status update event. */
+  status(state, message, { metadata } = {}) {
     const m = message == null ? undefined : JSON.stringify(this.#msg(message));
+    const meta = metadataArg(metadata);
     try {
-      call(() => this.#run.status(state, m));
+      call(() => this.#run.status(state, m, meta));
     } finally {
       this.#poke?.();
     }
@@ -119,27 +144,40 @@ class Events {
   /**
    * Publishes an artifact, or a chunk of one (`append` adds its parts to the artifact with
    * the same id; `lastChunk` says it is complete). A string becomes an artifact of one text
-   * part named by `artifactId` and `name`.
+   * part named by `artifactId` and `name`. An artifact without an id gets a fresh one (a UUID
+   * v4), so two calls make two artifacts: give `artifactId` to send one in chunks. `metadata`
+   * goes on the artifact update event.
    */
-  artifact(artifact, { artifactId = "artifact", name, append = false, lastChunk = false } = {}) {
-    const a = typeof artifact === "string" ? { artifactId, ...(name ? { name } : {}), parts: [{ text: artifact }] } : artifact;
+  artifact(artifact, { artifactId, name, append = false, lastChunk = false, metadata } = {}) {
+    let a;
+    if (typeof artifact === "string") {
+      a = { artifactId: artifactId || randomUUID(), ...(name ? { name } : {}), parts: [{ text: artifact }] };
+    } else {
+      a = artifact?.artifactId ? artifact : { ...artifact, artifactId: randomUUID() };
+    }
+    const meta = metadataArg(metadata);
     try {
-      call(() => this.#run.artifact(JSON.stringify(a), append, lastChunk));
+      call(() => this.#run.artifact(JSON.stringify(a), append, lastChunk, meta));
     } finally {
       this.#poke?.();
     }
   }
-  /** Replies with a message: as the run's first event a direct reply (no task is kept), later a message in the task's conversation. */
-  message(message) {
+  /**
+   * Replies with a message: as the run's first event a direct reply (no task is kept), later
+   * a message in the task's conversation. `metadata` is the message's own (for a string).
+   */
+  message(message, { metadata } = {}) {
+    if (typeof message !== "string" && metadata != null) throw new TypeError("metadata: give it in the message itself ({..., metadata})");
+    const m = typeof message === "string" ? this.agentMessage(message, { metadata }) : message;
     try {
-      call(() => this.#run.messageEvent(JSON.stringify(this.#msg(message))));
+      call(() => this.#run.messageEvent(JSON.stringify(m)));
     } finally {
       this.#poke?.();
     }
   }
-  /** Shorthand for `status(TaskState.COMPLETED, message)`. */
-  complete(message) {
-    this.status(TaskState.COMPLETED, message);
+  /** Shorthand for `status(TaskState.COMPLETED, message, options)`. */
+  complete(message, options) {
+    this.status(TaskState.COMPLETED, message, options);
   }
   /** Resolves once the server applied every event sent so far; rejects with its refusal. */
   async flush() {
@@ -150,6 +188,21 @@ class Events {
     }
   }
   get cancelled() { return this.#run.cancelled; }
+}
+
+/** An event's `metadata` option as the JSON the native side reads (undefined: none). */
+function metadataArg(metadata) {
+  if (metadata == null) return undefined;
+  if (typeof metadata !== "object" || Array.isArray(metadata)) throw new TypeError("metadata: expected an object");
+  return JSON.stringify(metadata);
+}
+
+/** The executor's cancel method (`cancelTask`, the official SDK's name, or `cancel`), or null. */
+function cancelFunction(agent) {
+  if (agent == null || typeof agent !== "object" || typeof agent.execute !== "function") return null;
+  if (typeof agent.cancelTask === "function") return (ctx, events) => agent.cancelTask(ctx, events);
+  if (typeof agent.cancel === "function") return (ctx, events) => agent.cancel(ctx, events);
+  return null;
 }
 
 function agentFunction(agent) {
@@ -170,6 +223,7 @@ function defaultOnError(err, ctx) {
 class Runner {
   constructor(agent, onError = defaultOnError, poke = null) {
     this.fn = agentFunction(agent);
+    this.onCancel = cancelFunction(agent);
     this.onError = onError ?? defaultOnError;
     this.poke = poke;
     this.runs = new Map();
@@ -177,9 +231,9 @@ class Runner {
   start(run) {
     const cancel = new Cancel();
     const id = run.id;
-    this.runs.set(id, cancel);
     const ctx = new RequestContext(run, cancel);
     const events = new Events(run, this.poke);
+    this.runs.set(id, { cancel, ctx, events });
     let p;
     try {
       p = Promise.resolve(this.fn(ctx, events));
@@ -211,11 +265,23 @@ class Runner {
     });
   }
   cancel(id) {
-    const c = this.runs.get(id);
-    if (c !== undefined) c.abort(new Error("the task was canceled or the server is stopping"));
+    const r = this.runs.get(id);
+    if (r === undefined || r.cancel.aborted) return;
+    r.cancel.abort(new Error("the task was canceled or the server is stopping"));
+    if (this.onCancel === null) return;
+    // The executor hears of it; what it publishes now is refused (the task is canceled).
+    Promise.resolve()
+      .then(() => this.onCancel(r.ctx, r.events))
+      .catch((err) => {
+        if (!(err instanceof A2AError)) {
+          try {
+            this.onError(err, r.ctx);
+          } catch {}
+        }
+      });
   }
   cancelAll() {
-    for (const c of this.runs.values()) c.abort(new Error("the server is stopping"));
+    for (const r of this.runs.values()) r.cancel.abort(new Error("the server is stopping"));
   }
 }
 

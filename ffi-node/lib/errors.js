@@ -50,6 +50,8 @@ class A2AError extends Error {
   get code() { return this.constructor.code; }
   get reason() { return this.constructor.reason; }
   get httpStatus() { return this.constructor.httpStatus; }
+  /** The HTTP status this kind answers with (the same as `httpStatus`). */
+  get status() { return this.constructor.httpStatus; }
   get grpcStatus() { return this.constructor.grpcStatus; }
 
   /** What the core reads back (`{number, kind, message, metadata, violations}`). */
@@ -140,6 +142,10 @@ class TransportError extends ClientError {}
  * handshake broke off, or a TLS file (certificate, key, CA) is unusable.
  */
 class TLSError extends TransportError {}
+/** The call took longer than its deadline (`timeoutMs` of `connect` or of the call). */
+class CallTimeoutError extends TransportError {}
+/** The client was closed (`close()`) before the call. */
+class ClientClosedError extends ClientError {}
 /** The Agent Card could not be fetched or read, or offers no interface the client speaks. */
 class CardError extends ClientError {}
 /**
@@ -191,7 +197,10 @@ class EncodeError extends Error {
   constructor(message) { super(message); this.name = "EncodeError"; }
 }
 
-const SIMPLE = { ProtocolError, CannotSendError, TransportError, TLSError, CardError, CardSignatureError, EncodeError, TypeError, RangeError };
+const SIMPLE = {
+  ProtocolError, CannotSendError, TransportError, TLSError, CallTimeoutError, ClientClosedError, CardError, CardSignatureError, EncodeError,
+  TypeError, RangeError,
+};
 const VALIDATION = { JsonSyntaxError, InvalidValueError, MissingFieldError, ProtobufError, ConversionError };
 
 /** The error a native description (`{class, message, ...}`) names. */
@@ -243,7 +252,8 @@ function classifyJsonRpc(error) {
 
 module.exports = {
   A2AError, ...classes,
-  ClientError, NotA2AError, ProtocolError, CannotSendError, TransportError, TLSError, CardError, CardSignatureError,
+  ClientError, NotA2AError, ProtocolError, CannotSendError, TransportError, TLSError, CallTimeoutError, ClientClosedError, CardError,
+  CardSignatureError,
   ValidationError, JsonSyntaxError, InvalidValueError, MissingFieldError, ProtobufError, ConversionError, EncodeError,
   classifyHttp, classifyGrpc, classifyJsonRpc,
   CONSTANTS, call, translate, fromDescription,

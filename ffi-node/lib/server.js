@@ -9,6 +9,7 @@ const { call, translate } = require("./errors.js");
 const { Runner } = require("./agent.js");
 const { SigningKey } = require("./signing.js");
 const { cardsByPrincipal, stringList, cacheMb, retainOption } = require("./service.js");
+const { AuthRequest, headersOf, splitTarget, checkAuthenticate, judge } = require("./auth.js");
 
 function guarded(fn) {
   try {
@@ -16,6 +17,19 @@ function guarded(fn) {
   } catch (e) {
     console.error("a2a-wire: the ready server's callback failed:", e);
   }
+}
+
+/** Judges one call of the ready server with `authenticate` and answers it. */
+function judgeCall(authenticate, c) {
+  const [path, query] = splitTarget(c.target);
+  const peer = c.peerAddress == null ? null : { address: c.peerAddress, port: c.peerPort };
+  const req = new AuthRequest({
+    method: c.method, path, query, headers: headersOf(c.headers), peer,
+    operation: c.operation, binding: c.binding, version: c.version, tenant: c.tenant, request: null,
+  });
+  judge(authenticate, req).then(({ principal, error }) => {
+    c.answer(error === undefined ? principal : null, error === undefined ? undefined : JSON.stringify(error));
+  });
 }
 
 /** A running server; `serve()` makes one. */
@@ -48,15 +62,19 @@ class AgentServer {
 }
 
 /**
- * Serves `agent` (an async function `(ctx, events)` or an object with `execute`) on
- * `host:port` (default 127.0.0.1, port 0: a free one). `card` (optional) is the AgentCard to
- * publish: its interfaces are replaced by the six the server speaks at its address (JSON-RPC,
- * HTTP+JSON and gRPC, v1.0 and v0.3); without it, a card of the demo agent's shape is used.
- * `onError(err, ctx)` gets what an agent threw. `bearerTokens` (an object, token to
- * principal) makes every call need `Authorization: Bearer TOKEN` for one of the tokens: the
- * card declares the scheme, a call without a known token gets the A2A unauthenticated error,
- * and each principal sees only the tasks and push configs it made (another's are answered as
- * if they did not exist); `ctx.principal` names the caller. `tls` (`{cert, key}`, PEM files)
+ * Serves `agent` (an async function `(ctx, events)` or an object with `execute`, and
+ * optionally `cancelTask(ctx, events)`) on `host:port` (default 127.0.0.1, port 0: a free
+ * one). `card` (required) is the AgentCard to publish; one rule for its interfaces, the same
+ * in every binding: a card without `supportedInterfaces` gets the six the server speaks at
+ * its address (JSON-RPC, HTTP+JSON and gRPC, v1.0 and v0.3), and a card that lists some is
+ * served as given. `onError(err, ctx)` gets what an agent threw. `authenticate(req)` judges
+ * every call (see `lib/auth.js`: `req` has the method, path, every header and the peer; it
+ * returns the principal, `null` for 401, or rejects with `status: 403`; it may be async).
+ * `bearerTokens` (an object, token to principal) is the shortcut for a fixed table (give one
+ * of the two): every call needs `Authorization: Bearer TOKEN` for one of the tokens and the
+ * card declares the scheme. Either way each principal sees only the tasks and push configs
+ * it made (another's are answered as if they did not exist); `ctx.principal` names the
+ * caller. `tls` (`{cert, key}`, PEM files)
  * makes it speak HTTPS only, its card listing `https://` URLs. `extendedCard` is served to
  * every authenticated caller (a principal of `bearerTokens`) and `extendedCards` (principal
  * to card) to the principals it names. `signingKey` (a SigningKey) signs the card and the
@@ -75,7 +93,14 @@ class AgentServer {
  * (`url` stays where the server listens). Resolves once it listens.
  */
 async function serve(agent, options = {}) {
-  const { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, tls = null, onError } = options;
+  const { host = "127.0.0.1", port = 0, card = null, bearerTokens = null, tls = null, onError, authenticate = null } = options;
+  if (card == null || typeof card !== "object") {
+    throw new TypeError("serve: the card option is required: the AgentCard to publish ({name, description, version, ...}; its supportedInterfaces may stay empty, they are filled in)");
+  }
+  checkAuthenticate(authenticate);
+  if (authenticate != null && bearerTokens != null) {
+    throw new TypeError("serve: give bearerTokens or authenticate, not both (the tokens are an authenticator of their own)");
+  }
   const runner = new Runner(agent, onError);
   const settings = {
     bearerTokens: bearerTokens == null ? undefined : { ...bearerTokens },
@@ -97,12 +122,13 @@ async function serve(agent, options = {}) {
       new native.ReadyServer(
         host,
         port,
-        card == null ? null : JSON.stringify(card),
+        JSON.stringify(card),
         settings,
         key ?? undefined,
         // Called from the event loop by the transport's threads: nothing may escape them.
         (run) => guarded(() => runner.start(run)),
         (id) => guarded(() => runner.cancel(id)),
+        authenticate == null ? undefined : (c) => guarded(() => judgeCall(authenticate, c)),
       ),
   );
   return new AgentServer(n, runner);

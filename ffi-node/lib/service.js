@@ -10,7 +10,8 @@
 // URLs with that prefix; the card itself is served at `/.well-known/agent-card.json`.
 
 const native = require("../native.js");
-const { call, translate, A2AError, InternalError, CONSTANTS } = require("./errors.js");
+const { call, CONSTANTS } = require("./errors.js");
+const { AuthRequest, headersOf, splitTarget, checkAuthenticate, judge } = require("./auth.js");
 const { Runner } = require("./agent.js");
 const { SigningKey } = require("./signing.js");
 const { TaskStore } = require("./store.js");
@@ -168,9 +169,12 @@ class NodeSink {
  *
  * Options: `extendedCard`, and `extendedCards` (principal to card: a principal listed gets
  * its own, every other authenticated caller `extendedCard`); `authenticate(req)` judges
- * every call (`req`: `{method, binding, version, tenant, headers}`) and returns the principal
- * (a name; null: anonymous) or throws `UnauthenticatedError` / `PermissionDeniedError` (it
- * may be async; without it every call is anonymous and no extended card is ever served);
+ * every call (see `lib/auth.js`: `req` has the HTTP `method`, `path`, every header as a
+ * `Headers`, the `peer`, the A2A `operation`, and `request`, the host's own request object:
+ * the Fetch `Request`, or node's / Express's `req`) and returns the principal, `null` to
+ * refuse with 401 and `WWW-Authenticate`, or `ANONYMOUS`; a rejection with `status: 403`
+ * refuses with 403 (it may be async; without it every call is anonymous and no extended
+ * card is ever served);
  * `maxBody` (bytes, default 8 MiB); `signingKey` (a SigningKey: the card and the extended
  * cards are served signed, `cardJku` in each signature's header); the push notifications'
  * `allowWebhooks` (hosts, addresses and CIDR networks the SSRF guard lets through although
@@ -210,6 +214,7 @@ class A2AService {
     }
     const settings = { externalStore: store != null, cacheMb: cacheMb(options.cacheMb), retain: retainOption(options.retain) };
     this.#runner = new Runner(agent, options.onError, () => this.#poke());
+    checkAuthenticate(options.authenticate);
     this.#authenticate = options.authenticate ?? null;
     this.#maxBody = options.maxBody ?? 8 * 1024 * 1024;
     const opts = {
@@ -273,6 +278,7 @@ class A2AService {
     }
     const id = this.#host.request(request.method, url.pathname + url.search, headers, body);
     const sink = new WebSink(this, id, request.method);
+    sink.origin = { request, target: url.pathname + url.search, headers, peer: null };
     this.#sinks.set(id, sink);
     request.signal?.addEventListener?.("abort", () => this._gone(id), { once: true });
     this.#drain();
@@ -297,7 +303,10 @@ class A2AService {
     }
     const target = req.originalUrl ?? req.url ?? "/";
     const id = this.#host.request(req.method ?? "GET", target, headers, body);
-    this.#sinks.set(id, new NodeSink(this, id, req, res));
+    const sink = new NodeSink(this, id, req, res);
+    const address = req.socket?.remoteAddress;
+    sink.origin = { request: req, target, headers, peer: address == null ? null : { address, port: req.socket.remotePort } };
+    this.#sinks.set(id, sink);
     this.#drain();
   }
 
@@ -447,18 +456,15 @@ class A2AService {
   }
 
   async #judge(o) {
-    const req = { method: o.method, binding: o.binding, version: o.version, tenant: o.tenant, headers: Object.fromEntries(pairs(o.headers)) };
-    let principal = null;
-    let error;
-    try {
-      principal = (await this.#authenticate(req)) ?? null;
-    } catch (e) {
-      const err = translate(e);
-      error = JSON.stringify(err instanceof A2AError ? err : new InternalError("the authentication hook failed"));
-      if (!(err instanceof A2AError)) console.error("a2a-wire: the authentication hook failed:", e);
-    }
-    if (principal !== null && typeof principal !== "string") principal = String(principal);
-    this.#host.authenticated(o.call, error === undefined ? principal : null, error);
+    const origin = this.#sinks.get(o.call)?.origin ?? { request: null, target: "", headers: [], peer: null };
+    const [path, query] = splitTarget(origin.target);
+    const req = new AuthRequest({
+      method: origin.request?.method ?? "POST", path, query, headers: headersOf(origin.headers), peer: origin.peer,
+      operation: o.method, binding: o.binding, version: o.version, tenant: o.tenant, request: origin.request,
+    });
+    const { principal, error } = await judge(this.#authenticate, req);
+    if (this.#closed) return;
+    this.#host.authenticated(o.call, error === undefined ? principal : null, error === undefined ? undefined : JSON.stringify(error));
     this.#drain();
   }
 

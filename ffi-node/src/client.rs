@@ -2,61 +2,23 @@
 //! step-function client: every retry and error rule is the core's), its operations as
 //! `async` native functions on the registered smol runtime, so the event loop never waits.
 //!
-//! Calls may overlap: each takes an idle connection from a small pool (or opens one). A
-//! stream (`NativeStream`) is pulled one event per `next()`, so a slow consumer holds the
-//! server back through TCP instead of filling memory here; `close()` drops its connection.
+//! Calls may overlap: the transport's client keeps a pool of idle connections (and one
+//! shared HTTP/2 connection), and each call runs on a clone with its own options (deadline,
+//! headers). A call given an abort id stops when `abort(id)` is called: its future, and with
+//! it its connection, is dropped. A stream (`NativeStream`) is pulled one event per
+//! `next()`, so a slow consumer holds the server back through TCP instead of filling memory
+//! here; `close()` drops its connection.
 
 use crate::errors;
 use crate::run::decode;
-use a2a::card::SelectedInterface;
 use a2a::op::{Operation, Request, Response};
-use a2a_wire_smol::{Client, ClientOptions, Error as TError, EventStream};
+use a2a_wire_smol::{CallOptions, Client, ClientOptions, Error as TError, EventStream};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use serde_json::{json, Value};
+use serde_json::json;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-
-/// Idle connections kept per client.
-const POOL: usize = 16;
-
-struct Settings {
-    iface: SelectedInterface,
-    options: ClientOptions,
-    headers: Vec<(String, String)>,
-    extensions: Vec<String>,
-}
-
-struct Pool {
-    settings: Settings,
-    idle: Mutex<Vec<Client>>,
-    closed: std::sync::atomic::AtomicBool,
-}
-
-impl Pool {
-    fn client(&self) -> Client {
-        if let Some(c) = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop() {
-            return c;
-        }
-        let st = &self.settings;
-        let mut c = Client::new(st.iface.clone()).with_options(st.options.clone());
-        for (n, v) in &st.headers {
-            c = c.with_header(n, v);
-        }
-        if !st.extensions.is_empty() {
-            let uris: Vec<&str> = st.extensions.iter().map(String::as_str).collect();
-            c = c.with_extensions(&uris);
-        }
-        c
-    }
-
-    fn give_back(&self, c: Client) {
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        if !self.closed.load(std::sync::atomic::Ordering::Acquire) && idle.len() < POOL {
-            idle.push(c);
-        }
-    }
-}
 
 fn error(e: &TError, binding: &str) -> Error {
     errors::throw(match e {
@@ -65,6 +27,7 @@ fn error(e: &TError, binding: &str) -> Error {
         TError::Card(m) => json!({"class": "CardError", "message": m}),
         TError::Tls(m) => json!({"class": "TLSError", "message": m}),
         TError::Signature(m) => json!({"class": "CardSignatureError", "message": m}),
+        TError::Timeout { .. } => json!({"class": "CallTimeoutError", "message": e.to_string()}),
         other => json!({"class": "TransportError", "message": other.to_string()}),
     })
 }
@@ -119,6 +82,17 @@ pub struct ConnectOptions {
     pub stream_resumes: Option<f64>,
 }
 
+/// One call's own options.
+#[napi(object)]
+pub struct CallSettings {
+    /// The call's deadline in milliseconds, instead of the client's.
+    pub timeout_ms: Option<f64>,
+    /// Headers sent with this call only, after the client's (flat `[name, value, ...]`).
+    pub headers: Option<Vec<String>>,
+    /// An id of the caller's choosing: `abort(id)` stops the call.
+    pub abort_id: Option<u32>,
+}
+
 /// A certificate chain and its private key, as PEM files.
 #[napi(object)]
 pub struct TlsFiles {
@@ -138,8 +112,29 @@ fn client_tls(ca_file: Option<&str>, client_cert: Option<&TlsFiles>) -> Result<O
 /// A connected client: the card fetched and the interface selected.
 #[napi]
 pub struct NativeClient {
-    pool: Arc<Pool>,
+    /// None once closed.
+    client: Mutex<Option<Client>>,
+    binding: String,
+    interface: String,
     card: String,
+    aborts: Arc<Mutex<HashMap<u32, async_channel::Sender<()>>>>,
+}
+
+/// A positive, finite number of milliseconds as a duration.
+fn millis(ms: f64, what: &str) -> Result<Duration> {
+    if !(ms > 0.0 && ms.is_finite()) {
+        return Err(errors::range_error(format!("{what} must be a positive number of milliseconds, got {ms}")));
+    }
+    Duration::try_from_secs_f64(ms / 1e3).map_err(|e| errors::range_error(format!("{what} {ms}: {e}")))
+}
+
+/// Flat `[name, value, ...]` headers as pairs, each checked.
+fn header_pairs(flat: Vec<String>) -> Result<Vec<(String, String)>> {
+    let headers: Vec<(String, String)> = flat.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect();
+    for (n, v) in &headers {
+        a2a::http::check_header_field(n, v).map_err(|e| errors::type_error(format!("headers: {e}")))?;
+    }
+    Ok(headers)
 }
 
 /// Fetches the Agent Card at `url` (its signature checked against `cardKeys` when given:
@@ -152,11 +147,8 @@ pub fn connect<'env>(
     card_keys: Option<ClassInstance<'env, crate::signing::NativeCardKeySet>>,
 ) -> Result<PromiseRaw<'env, NativeClient>> {
     let support = crate::wire::client_support(&options.bindings, &options.versions)?;
-    if !(options.timeout_ms > 0.0 && options.timeout_ms.is_finite()) {
-        return Err(errors::range_error("timeout must be a positive number of milliseconds"));
-    }
     let mut copts = ClientOptions::default();
-    copts.deadline = Duration::from_secs_f64(options.timeout_ms / 1e3);
+    copts.deadline = millis(options.timeout_ms, "timeoutMs")?;
     copts.connect_timeout = copts.connect_timeout.min(copts.deadline);
     copts.tls = client_tls(options.ca_file.as_deref(), options.client_cert.as_ref())?;
     if let Some(n) = options.stream_resumes {
@@ -168,18 +160,25 @@ pub fn connect<'env>(
     }
     copts.card_keys = card_keys.map(|k| Arc::new(k.keys.clone()));
     copts.require_signed_card = options.require_signed_card.unwrap_or(false);
-    let headers: Vec<(String, String)> = options.headers.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect();
-    for (n, v) in &headers {
-        a2a::http::check_header_field(n, v).map_err(|e| errors::type_error(format!("headers: {e}")))?;
-    }
+    let headers = header_pairs(options.headers)?;
     let extensions = options.extensions;
     env.spawn_future(async move {
         // Before an interface is chosen, a status is the card fetch's HTTP status.
-        let (client, card) = Client::connect_with(&url, &support, copts.clone()).await.map_err(|e| error(&e, "HTTP+JSON"))?;
-        let settings = Settings { iface: client.interface().clone(), options: copts, headers, extensions };
+        let (mut client, card) = Client::connect_with(&url, &support, copts).await.map_err(|e| error(&e, "HTTP+JSON"))?;
+        for (n, v) in &headers {
+            client = client.with_header(n, v);
+        }
+        if !extensions.is_empty() {
+            let uris: Vec<&str> = extensions.iter().map(String::as_str).collect();
+            client = client.with_extensions(&uris);
+        }
+        let i = client.interface();
+        let interface =
+            json!({"url": i.url, "binding": i.binding.as_str(), "version": i.version.to_string(), "tenant": i.tenant, "index": i.index})
+                .to_string();
+        let binding = i.binding.as_str().to_string();
         let card = crate::run::json(&card)?;
-        let pool = Pool { settings, idle: Mutex::new(vec![]), closed: std::sync::atomic::AtomicBool::new(false) };
-        Ok(NativeClient { pool: Arc::new(pool), card })
+        Ok(NativeClient { client: Mutex::new(Some(client)), binding, interface, card, aborts: Arc::default() })
     })
 }
 
@@ -194,51 +193,88 @@ impl NativeClient {
     /// The selected interface: the JSON of `{url, binding, version, tenant, index}`.
     #[napi(getter, catch_unwind)]
     pub fn interface(&self) -> String {
-        let i = &self.pool.settings.iface;
-        let v: Value =
-            json!({"url": i.url, "binding": i.binding.as_str(), "version": i.version.to_string(), "tenant": i.tenant, "index": i.index});
-        v.to_string()
+        self.interface.clone()
     }
 
-    fn binding(&self) -> &str {
-        self.pool.settings.iface.binding.as_str()
+    /// The client for one call with `options`, and the call's abort signal (with an abort id).
+    fn prepare(&self, options: Option<CallSettings>) -> Result<(Client, Option<async_channel::Receiver<()>>)> {
+        let options = options.unwrap_or(CallSettings { timeout_ms: None, headers: None, abort_id: None });
+        let call = CallOptions {
+            timeout: options.timeout_ms.map(|ms| millis(ms, "timeoutMs")).transpose()?,
+            headers: header_pairs(options.headers.unwrap_or_default())?,
+        };
+        let client = self.client.lock().unwrap_or_else(PoisonError::into_inner).as_ref().map(|c| c.with_call_options(call));
+        let client = client.ok_or_else(|| errors::throw(json!({"class": "ClientClosedError", "message": "the client is closed"})))?;
+        let abort = options.abort_id.map(|id| {
+            let (tx, rx) = async_channel::bounded(1);
+            self.aborts.lock().unwrap_or_else(PoisonError::into_inner).insert(id, tx);
+            rx
+        });
+        Ok((client, abort))
     }
 
-    /// Runs the unary operation `method` with `request` (ProtoJSON); resolves to the answer's
-    /// ProtoJSON (`{}` for a delete).
-    #[napi]
-    pub async fn call(&self, method: String, request: String) -> Result<String> {
-        let op = operation(&method, &request)?;
-        let pool = self.pool.clone();
-        let mut client = pool.client();
-        let r = client.call(op).await;
-        // A connection that failed is not reused.
-        if !matches!(r, Err(TError::Transport(_) | TError::Io(_) | TError::Timeout { .. })) {
-            pool.give_back(client);
+    /// `fut`, or an error as soon as the call is aborted (its future, and its connection,
+    /// dropped).
+    async fn abortable<T>(
+        &self,
+        id: Option<u32>,
+        abort: Option<async_channel::Receiver<()>>,
+        fut: impl std::future::Future<Output = std::result::Result<T, TError>>,
+    ) -> std::result::Result<T, TError> {
+        let r = match abort {
+            Some(rx) => {
+                let aborted = async {
+                    let _ = rx.recv().await;
+                    Err(TError::Transport(String::from("the call was aborted")))
+                };
+                smol::future::or(fut, aborted).await
+            }
+            None => fut.await,
+        };
+        if let Some(id) = id {
+            self.aborts.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
         }
-        match r {
+        r
+    }
+
+    /// Runs the unary operation `method` with `request` (ProtoJSON) and this call's
+    /// `options`; resolves to the answer's ProtoJSON (`{}` for a delete).
+    #[napi]
+    pub async fn call(&self, method: String, request: String, options: Option<CallSettings>) -> Result<String> {
+        let op = operation(&method, &request)?;
+        let id = options.as_ref().and_then(|o| o.abort_id);
+        let (client, abort) = self.prepare(options)?;
+        match self.abortable(id, abort, client.call(op)).await {
             Ok(resp) => response_json(&resp),
-            Err(e) => Err(error(&e, self.binding())),
+            Err(e) => Err(error(&e, &self.binding)),
         }
     }
 
-    /// Opens the stream of `method` with `request` (ProtoJSON).
+    /// Opens the stream of `method` with `request` (ProtoJSON) and this call's `options`
+    /// (the abort id stops the opening; an open stream is closed with its `close()`).
     #[napi]
-    pub async fn open_stream(&self, method: String, request: String) -> Result<NativeStream> {
+    pub async fn open_stream(&self, method: String, request: String, options: Option<CallSettings>) -> Result<NativeStream> {
         let op = operation(&method, &request)?;
-        let mut client = self.pool.client();
-        let r = client.stream(op).await;
-        self.pool.give_back(client);
-        let es = r.map_err(|e| error(&e, self.binding()))?;
+        let id = options.as_ref().and_then(|o| o.abort_id);
+        let (client, abort) = self.prepare(options)?;
+        let es = self.abortable(id, abort, client.stream(op)).await.map_err(|e| error(&e, &self.binding))?;
         let (close, closed) = async_channel::bounded(1);
-        Ok(NativeStream { stream: smol::lock::Mutex::new(Some(es)), close, closed, binding: self.binding().to_string() })
+        Ok(NativeStream { stream: smol::lock::Mutex::new(Some(es)), close, closed, binding: self.binding.clone() })
     }
 
-    /// Drops the idle connections; calls in flight finish on theirs.
+    /// Stops the call (or the stream's opening) given abort id `id`; nothing if it is over.
+    #[napi(catch_unwind)]
+    pub fn abort(&self, id: u32) {
+        if let Some(tx) = self.aborts.lock().unwrap_or_else(PoisonError::into_inner).remove(&id) {
+            tx.close();
+        }
+    }
+
+    /// Closes the client: later calls reject with `ClientClosedError`; calls in flight
+    /// finish on their connections.
     #[napi(catch_unwind)]
     pub fn close(&self) {
-        self.pool.closed.store(true, std::sync::atomic::Ordering::Release);
-        self.pool.idle.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        self.client.lock().unwrap_or_else(PoisonError::into_inner).take();
     }
 }
 

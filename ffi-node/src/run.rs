@@ -13,6 +13,7 @@ use crate::errors;
 use crate::service::ServiceCore;
 use a2a::engine::{AgentEvent, RunEnd, RunId};
 use a2a::error::{A2aError, ErrorKind};
+use a2a::proto::google::protobuf::Struct;
 use a2a::v1;
 use a2a_wire_smol::agent::{CancelToken, EventSink};
 use napi::bindgen_prelude::*;
@@ -39,6 +40,9 @@ pub(crate) struct RunInfo {
     pub task: Option<v1::Task>,
     pub principal: Option<String>,
     pub extensions: Vec<String>,
+    pub tenant: String,
+    pub metadata: Option<Struct>,
+    pub configuration: Option<v1::SendMessageConfiguration>,
 }
 
 /// An agent run (made by the hosts, never by JavaScript).
@@ -155,6 +159,22 @@ impl Run {
     pub fn extensions(&self) -> Vec<String> {
         self.info.extensions.clone()
     }
+    /// The tenant the request named (`""`: none).
+    #[napi(getter, catch_unwind)]
+    pub fn tenant(&self) -> &str {
+        &self.info.tenant
+    }
+    /// The request's metadata (a JSON object), or null (none sent, or a resumed run).
+    #[napi(getter, catch_unwind)]
+    pub fn metadata_json(&self) -> Result<Option<String>> {
+        self.info.metadata.as_ref().map(json).transpose()
+    }
+    /// The request's configuration (ProtoJSON SendMessageConfiguration), or null (none sent,
+    /// or a resumed run).
+    #[napi(getter, catch_unwind)]
+    pub fn configuration_json(&self) -> Result<Option<String>> {
+        self.info.configuration.as_ref().map(json).transpose()
+    }
     /// True once the run's task was canceled or the host is stopping.
     #[napi(getter, catch_unwind)]
     pub fn cancelled(&self) -> bool {
@@ -170,9 +190,9 @@ impl Run {
     }
 
     /// Sets the task's status (`state` a TaskState name or number), with an optional agent
-    /// message (ProtoJSON).
+    /// message (ProtoJSON) and the event's metadata (a JSON object).
     #[napi(catch_unwind)]
-    pub fn status(&self, state: Either<String, i32>, message: Option<String>) -> Result<()> {
+    pub fn status(&self, state: Either<String, i32>, message: Option<String>, metadata: Option<String>) -> Result<()> {
         let state = match state {
             Either::A(name) => v1::TaskState::from_str_name(&name)
                 .ok_or_else(|| errors::range_error(format!("{name:?} is not a TaskState (TASK_STATE_COMPLETED, ...)")))?
@@ -180,13 +200,16 @@ impl Run {
             Either::B(n) => n,
         };
         let message = message.as_deref().map(decode::<v1::Message>).transpose()?;
-        self.publish(AgentEvent::status(v1::TaskStatus { state, message, timestamp: None }))
+        let metadata = metadata.as_deref().map(|m| decode_in::<Struct>(m, "metadata")).transpose()?;
+        self.publish(AgentEvent::Status { status: v1::TaskStatus { state, message, timestamp: None }, metadata })
     }
-    /// Publishes an artifact (ProtoJSON) or a chunk of one.
+    /// Publishes an artifact (ProtoJSON) or a chunk of one, with the event's metadata (a JSON
+    /// object).
     #[napi(catch_unwind)]
-    pub fn artifact(&self, artifact: String, append: bool, last_chunk: bool) -> Result<()> {
+    pub fn artifact(&self, artifact: String, append: bool, last_chunk: bool, metadata: Option<String>) -> Result<()> {
         let artifact = decode::<v1::Artifact>(&artifact)?;
-        self.publish(AgentEvent::Artifact { metadata: None, artifact, append, last_chunk })
+        let metadata = metadata.as_deref().map(|m| decode_in::<Struct>(m, "metadata")).transpose()?;
+        self.publish(AgentEvent::Artifact { metadata, artifact, append, last_chunk })
     }
     /// Replies with a message (ProtoJSON): as the first event a direct reply (no task is kept).
     #[napi(catch_unwind)]

@@ -11,9 +11,10 @@
 use crate::errors;
 use crate::run::{Backend, Run, RunInfo};
 use a2a::engine::RunId;
+use a2a::error::{A2aError, ErrorKind};
 use a2a::v1;
 use a2a_wire_smol::agent::{Agent, EventSink, RequestContext};
-use a2a_wire_smol::host::AgentKind;
+use a2a_wire_smol::host::{self, AgentKind, AuthHook, AuthVerdict};
 use a2a_wire_smol::ready::{ReadyError, ReadyOptions, WhichCard};
 use a2a_wire_smol::RunningServer;
 use napi::bindgen_prelude::*;
@@ -25,6 +26,87 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 type StartFn = ThreadsafeFunction<Run, (), Run, Status, false>;
 type CancelFn = ThreadsafeFunction<i64, (), i64, Status, false>;
+type AuthFn = ThreadsafeFunction<AuthCall, (), AuthCall, Status, false>;
+
+/// A call for the JavaScript `authenticate` to judge: the HTTP request and what the core read
+/// in it. `answer` gives the verdict once; collected unanswered, the call is refused with an
+/// internal error.
+#[napi]
+pub struct AuthCall {
+    call: host::AuthCall,
+    reply: Mutex<Option<async_channel::Sender<AuthVerdict>>>,
+}
+
+#[napi]
+impl AuthCall {
+    /// The HTTP method (gRPC: `POST`).
+    #[napi(getter, catch_unwind)]
+    pub fn method(&self) -> &str {
+        &self.call.http_method
+    }
+    /// The request target: path and query.
+    #[napi(getter, catch_unwind)]
+    pub fn target(&self) -> &str {
+        &self.call.target
+    }
+    /// Every header as received, flattened: name, value, name, value, ...
+    #[napi(getter, catch_unwind)]
+    pub fn headers(&self) -> Vec<String> {
+        self.call.headers.iter().flat_map(|(n, v)| [n.clone(), v.clone()]).collect()
+    }
+    /// The peer's address (`host:port`), when known.
+    #[napi(getter, catch_unwind)]
+    pub fn peer_address(&self) -> Option<String> {
+        self.call.peer.map(|a| a.ip().to_string())
+    }
+    /// The peer's port, when known.
+    #[napi(getter, catch_unwind)]
+    pub fn peer_port(&self) -> Option<u32> {
+        self.call.peer.map(|a| u32::from(a.port()))
+    }
+    /// The A2A operation (`"SendMessage"`).
+    #[napi(getter, catch_unwind)]
+    pub fn operation(&self) -> &str {
+        self.call.call.method.names().v1
+    }
+    /// `"JSONRPC"`, `"HTTP+JSON"` or `"GRPC"`.
+    #[napi(getter, catch_unwind)]
+    pub fn binding(&self) -> &str {
+        self.call.call.binding.as_str()
+    }
+    /// The protocol version the call is served with.
+    #[napi(getter, catch_unwind)]
+    pub fn version(&self) -> String {
+        self.call.call.version.to_string()
+    }
+    /// The tenant the call names (`""`: none).
+    #[napi(getter, catch_unwind)]
+    pub fn tenant(&self) -> &str {
+        &self.call.call.tenant
+    }
+    /// The verdict: `principal` (null: anonymous) or `error`, an A2AError's JSON
+    /// (`A2AError#toJSON`). False when the call was answered already.
+    #[napi(catch_unwind)]
+    pub fn answer(&self, principal: Option<String>, error: Option<String>) -> Result<bool> {
+        let verdict = match error {
+            None => Ok(principal),
+            Some(e) => Err(errors::a2a_from_json(&e)?),
+        };
+        let reply = self.reply.lock().unwrap_or_else(PoisonError::into_inner).take();
+        Ok(reply.is_some_and(|r| r.try_send(verdict).is_ok()))
+    }
+}
+
+/// The hook of a server whose calls JavaScript judges: each call goes to the event loop as
+/// an `AuthCall`; the call waits (on the transport's executor, not a thread) for the answer.
+fn js_hook(judge: AuthFn) -> AuthHook {
+    AuthHook::new_async(move |call| {
+        let (tx, rx) = async_channel::bounded(1);
+        // A call refused (the environment is closing) drops the sender: the call is refused.
+        judge.call(AuthCall { call, reply: Mutex::new(Some(tx)) }, ThreadsafeFunctionCallMode::NonBlocking);
+        async move { rx.recv().await.unwrap_or_else(|_| Err(A2aError::with_message(ErrorKind::Internal, "authentication failed"))) }
+    })
+}
 
 struct JsAgent {
     /// None once the server stopped: new runs end at once.
@@ -48,6 +130,9 @@ impl Agent for JsAgent {
             task: ctx.task,
             principal: ctx.call.principal,
             extensions: ctx.call.extensions,
+            tenant: ctx.tenant,
+            metadata: ctx.metadata,
+            configuration: ctx.configuration,
         };
         // A call refused (the environment is closing) drops the run, which ends it.
         start.call(Run::new(info, Backend::Ready { events, cancel: ctx.cancel }), ThreadsafeFunctionCallMode::NonBlocking);
@@ -151,9 +236,10 @@ pub(crate) fn webhook_policy(
 
 #[napi]
 impl ReadyServer {
-    /// Binds `host:port` (port 0: a free one) and serves `card` (ProtoJSON; null or a card
-    /// without interfaces: the standard six of the demo agent's shape), calling `onStart(run)`
-    /// for every run and `onCancel(runId)` when one is canceled. The settings (bearer tokens,
+    /// Binds `host:port` (port 0: a free one) and serves `card` (ProtoJSON; a card without
+    /// interfaces gets the standard six, one that lists some is served as given), calling
+    /// `onStart(run)` for every run, `onCancel(runId)` when one is canceled, and
+    /// `onAuthenticate(call)` (when given) for every call to judge. The settings (bearer tokens,
     /// TLS, extended cards, the signing key, the webhook policy) become the server's config
     /// through the transport's `ReadyOptions`, in the order it fixes (interfaces, checks,
     /// the bearer scheme, then the signatures). Returns once it listens.
@@ -161,11 +247,12 @@ impl ReadyServer {
     pub fn new(
         host: String,
         port: u16,
-        card: Option<String>,
+        card: String,
         options: ServeOptions,
         signing_key: Option<ClassInstance<crate::signing::NativeSigningKey>>,
         on_start: Function<Run, ()>,
         on_cancel: Function<i64, ()>,
+        on_authenticate: Option<Function<AuthCall, ()>>,
     ) -> Result<Self> {
         let mut ready = ReadyOptions {
             bearer_tokens: options.bearer_tokens.map(bearer_tokens).transpose()?,
@@ -192,6 +279,11 @@ impl ReadyServer {
                 .as_deref()
                 .map(|u| a2a_wire_smol::demo::public_origin(u).map_err(|e| errors::range_error(format!("publicUrl: {e}"))))
                 .transpose()?,
+            cancel_grace: None,
+            authenticate: match on_authenticate {
+                Some(f) => Some(js_hook(f.build_threadsafe_function().callee_handled::<false>().build()?)),
+                None => None,
+            },
             ..ReadyOptions::default()
         };
         if let Some(f) = options.tls {
@@ -199,7 +291,7 @@ impl ReadyServer {
                 .map_err(|e| errors::throw(serde_json::json!({"class": "TLSError", "message": e.to_string()})))?;
             ready.tls = Some(tls);
         }
-        let card = card.as_deref().map(|c| card_arg(c, None)).transpose()?;
+        let card = Some(card_arg(&card, None)?);
         ready.extended_card = options.extended_card.as_deref().map(|c| card_arg(c, Some("extendedCard"))).transpose()?;
         for (principal, text) in options.extended_cards.unwrap_or_default() {
             let c = card_arg(&text, Some(&extended_at(&principal)))?;

@@ -315,6 +315,9 @@ impl ServiceHost {
                         task: r.task,
                         principal: e.context.principal,
                         extensions: e.context.extensions,
+                        tenant: e.tenant,
+                        metadata: e.metadata,
+                        configuration: e.configuration,
                     };
                     s.starting.insert(id, info);
                     ServiceOutput { run: Some(id.0 as i64), ..ServiceOutput::new("start") }

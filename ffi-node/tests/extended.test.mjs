@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as a2a from "a2a-wire";
-import { httpServer } from "./helpers.mjs";
+import { httpServer, baseCard } from "./helpers.mjs";
 
 const TOKENS = { "alice-token": "alice", "bob-token": "bob", "carol-token": "carol" };
 const CARD = {
@@ -89,8 +89,8 @@ test("A2AService gives each principal its authenticate callback names exactly it
   };
   const withInterfaces = (c) => ({ ...c, supportedInterfaces: card.supportedInterfaces });
   const authenticate = (req) => {
-    const value = req.headers.authorization ?? "";
-    if (value === "") return null; // anonymous
+    const value = req.headers.get("authorization") ?? "";
+    if (value === "") return a2a.ANONYMOUS; // let in without a principal (so no extended card)
     const principal = TOKENS[value.replace(/^Bearer /, "")];
     if (principal === undefined) throw new a2a.UnauthenticatedError("unknown token");
     return principal;
@@ -112,9 +112,9 @@ test("A2AService gives each principal its authenticate callback names exactly it
 
 test("a bad extended card is named when the server starts", async () => {
   await assert.rejects(
-    a2a.serve(agent, { bearerTokens: TOKENS, extendedCards: { bob: { ...named("bob"), description: undefined } } }),
+    a2a.serve(agent, { card: baseCard(), bearerTokens: TOKENS, extendedCards: { bob: { ...named("bob"), description: undefined } } }),
     (e) => e instanceof a2a.MissingFieldError && e.path === 'extendedCards["bob"].description' || assert.fail(`${e?.name}: ${e?.message} (${e?.path})`),
   );
   assert.throws(() => new a2a.A2AService(agent, { ...CARD, supportedInterfaces: [{ url: "http://x/a", protocolBinding: "JSONRPC", protocolVersion: "1.0" }] }, { extendedCards: { bob: 5 } }), TypeError);
-  await assert.rejects(a2a.serve(agent, { extendedCards: ["not", "a", "map"] }), TypeError);
+  await assert.rejects(a2a.serve(agent, { card: baseCard(), extendedCards: ["not", "a", "map"] }), TypeError);
 });

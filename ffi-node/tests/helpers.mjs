@@ -115,6 +115,18 @@ export function run(cmd, args, options = {}) {
 }
 
 /** The card of the vectors (tests/vectors/http): every binding in both versions. */
+/** A valid card without interfaces (the ready server fills in its six). */
+export function baseCard() {
+  return {
+    name: "test",
+    description: "test agent",
+    version: "1",
+    capabilities: { streaming: true },
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+  };
+}
+
 export function vectorCard() {
   const iface = (url, b, v) => ({ url, protocolBinding: b, protocolVersion: v });
   return {

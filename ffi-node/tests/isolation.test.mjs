@@ -10,7 +10,7 @@ import { accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as a2a from "a2a-wire";
-import { REPO, httpServer } from "./helpers.mjs";
+import { REPO, httpServer, baseCard } from "./helpers.mjs";
 
 const MATRIX = process.env.A2A_ISOLATION_BIN ?? join(REPO, "target", "debug", "a2a-wire-isolation");
 const TOKENS = { "alice-token": "alice", "bob-token": "bob" };
@@ -85,7 +85,7 @@ test("the node:http service keeps the principals its authenticate callback names
     ],
   };
   const authenticate = (req) => {
-    const value = req.headers.authorization ?? "";
+    const value = req.headers.get("authorization") ?? "";
     const token = value.startsWith("Bearer ") ? value.slice(7) : "";
     const principal = Object.hasOwn(TOKENS, token) ? TOKENS[token] : undefined;
     if (principal === undefined) throw new a2a.UnauthenticatedError("send a known bearer token");
@@ -102,8 +102,8 @@ test("the node:http service keeps the principals its authenticate callback names
 });
 
 test("bearerTokens are checked when the server starts", async () => {
-  await assert.rejects(a2a.serve(agent, { bearerTokens: {} }), /empty/);
-  await assert.rejects(a2a.serve(agent, { bearerTokens: { "not a token": "carol" } }), (e) => {
+  await assert.rejects(a2a.serve(agent, { card: baseCard(), bearerTokens: {} }), /empty/);
+  await assert.rejects(a2a.serve(agent, { card: baseCard(), bearerTokens: { "not a token": "carol" } }), (e) => {
     assert.match(e.message, /token of "carol"/);
     assert.ok(!e.message.includes("not a token"), "the message must not repeat the secret");
     return true;

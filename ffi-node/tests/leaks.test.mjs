@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { test } from "node:test";
 import * as a2a from "a2a-wire";
+import { baseCard } from "./helpers.mjs";
 
 const CODEC_BOUND = 8 * 1024 * 1024;
 const SERVED_BOUND = 8 * 1024 * 1024;
@@ -85,7 +86,7 @@ async function burst(client, n) {
 }
 
 test("ten thousand requests on the ready server keep RSS flat", async () => {
-  const server = await a2a.serve(agent);
+  const server = await a2a.serve(agent, { card: baseCard() });
   const c = await a2a.A2AClient.connect(server.url);
   try {
     await flat("ready server", c);

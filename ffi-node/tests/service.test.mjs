@@ -249,7 +249,7 @@ test("the authenticate hook gives the principal to the agent, or refuses the cal
   };
   const s = new a2a.A2AService(agent, card(), {
     authenticate: async (req) => {
-      if (req.headers.authorization !== "Bearer good") throw new a2a.UnauthenticatedError("who are you?");
+      if (req.headers.get("authorization") !== "Bearer good") throw new a2a.UnauthenticatedError("who are you?");
       return "alice";
     },
   });

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import * as a2a from "a2a-wire";
-import { httpServer } from "./helpers.mjs";
+import { httpServer, baseCard } from "./helpers.mjs";
 
 const BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"];
 
@@ -25,13 +25,13 @@ function tempDb() {
 
 test("a store file keeps the tasks across a restart", async () => {
   const store = tempDb();
-  let server = await a2a.serve(agent, { store, cacheMb: 0 });
+  let server = await a2a.serve(agent, { card: baseCard(), store, cacheMb: 0 });
   let c = await a2a.A2AClient.connect(server.url);
   const done = (await c.sendMessage("hello")).task;
   const waiting = (await c.sendMessage("ask")).task;
   await server.close();
   assert.ok(fs.existsSync(store));
-  server = await a2a.serve(agent, { store });
+  server = await a2a.serve(agent, { card: baseCard(), store });
   try {
     c = await a2a.A2AClient.connect(server.url);
     assert.equal((await c.getTask({ id: done.id })).status.state, a2a.TaskState.COMPLETED);
@@ -46,7 +46,7 @@ test("a store file keeps the tasks across a restart", async () => {
 
 for (const kind of ["memory", "file"]) {
   test(`retention deletes finished tasks and keeps waiting ones (${kind})`, async () => {
-    const server = await a2a.serve(agent, { store: kind === "file" ? tempDb() : undefined, retain: "2s" });
+    const server = await a2a.serve(agent, { card: baseCard(), store: kind === "file" ? tempDb() : undefined, retain: "2s" });
     try {
       const made = {};
       for (const b of BINDINGS) {
@@ -76,10 +76,10 @@ for (const kind of ["memory", "file"]) {
 }
 
 test("bad store settings are refused", async () => {
-  await assert.rejects(a2a.serve(agent, { retain: 0 }), RangeError);
-  await assert.rejects(a2a.serve(agent, { retain: "soon" }), /retain/);
-  await assert.rejects(a2a.serve(agent, { cacheMb: -1 }), RangeError);
-  await assert.rejects(a2a.serve(agent, { store: "/nonexistent-dir/x/tasks.db" }), /tasks\.db/);
+  await assert.rejects(a2a.serve(agent, { card: baseCard(), retain: 0 }), RangeError);
+  await assert.rejects(a2a.serve(agent, { card: baseCard(), retain: "soon" }), /retain/);
+  await assert.rejects(a2a.serve(agent, { card: baseCard(), cacheMb: -1 }), RangeError);
+  await assert.rejects(a2a.serve(agent, { card: baseCard(), store: "/nonexistent-dir/x/tasks.db" }), /tasks\.db/);
 });
 
 // ---- A2AService answering its own store requests ({store}) ------------------------------
@@ -203,12 +203,12 @@ function pgDatabase(name) {
 test("a postgres store keeps the tasks across a restart, and the card names the public URL", async (t) => {
   const db = pgDatabase("a2a_node_store");
   if (db === null) return t.skip("no PostgreSQL cluster (A2A_PG_URL)");
-  let server = await a2a.serve(agent, { store: db, cacheMb: 0 });
+  let server = await a2a.serve(agent, { card: baseCard(), store: db, cacheMb: 0 });
   let c = await a2a.A2AClient.connect(server.url);
   const done = (await c.sendMessage("hello")).task;
   const waiting = (await c.sendMessage("ask")).task;
   await server.close();
-  server = await a2a.serve(agent, { store: db, publicUrl: "https://agents.example" });
+  server = await a2a.serve(agent, { card: baseCard(), store: db, publicUrl: "https://agents.example" });
   try {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:/);
     const card = await (await fetch(`${server.url}${a2a.CARD_PATH}`)).json();
@@ -216,7 +216,7 @@ test("a postgres store keeps the tasks across a restart, and the card names the 
   } finally {
     await server.close();
   }
-  server = await a2a.serve(agent, { store: db });
+  server = await a2a.serve(agent, { card: baseCard(), store: db });
   try {
     c = await a2a.A2AClient.connect(server.url);
     assert.equal((await c.getTask({ id: done.id })).status.state, a2a.TaskState.COMPLETED);
@@ -225,5 +225,5 @@ test("a postgres store keeps the tasks across a restart, and the card names the 
   } finally {
     await server.close();
   }
-  await assert.rejects(a2a.serve(agent, { publicUrl: "https://agents.example/path" }), /publicUrl/);
+  await assert.rejects(a2a.serve(agent, { card: baseCard(), publicUrl: "https://agents.example/path" }), /publicUrl/);
 });

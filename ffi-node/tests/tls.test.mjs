@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import * as a2a from "a2a-wire";
-import { REPO } from "./helpers.mjs";
+import { REPO, baseCard } from "./helpers.mjs";
 
 const TESTCA = process.env.A2A_TESTCA_BIN ?? join(REPO, "target", "debug", "a2a-wire-testca");
 const THEIR_CLIENT = join(REPO, "tests", "interop", "js", "their_client.mjs");
@@ -44,7 +44,7 @@ async function demo(ctx, events) {
 
 before(async () => {
   execFileSync(TESTCA, [dir], { timeout: 60000 });
-  server = await a2a.serve(demo, { tls: files });
+  server = await a2a.serve(demo, { card: baseCard(), tls: files });
 });
 after(() => server?.close());
 
@@ -72,7 +72,7 @@ test("a certificate that does not verify is a TLSError", async () => {
       return true;
     });
   }
-  await assert.rejects(a2a.serve(demo, { tls: { cert: files.cert, key: join(dir, "missing.key") } }), a2a.TLSError);
+  await assert.rejects(a2a.serve(demo, { card: baseCard(), tls: { cert: files.cert, key: join(dir, "missing.key") } }), a2a.TLSError);
 });
 
 test("the official JS SDK client talks to our TLS server on every binding", async () => {

@@ -53,7 +53,9 @@ const card: AgentCard = {
 };
 
 async function main(): Promise<void> {
-  const service = new A2AService(agent, card, { authenticate: (req) => (req.headers.authorization ? "alice" : null) });
+  const service = new A2AService(agent, card, {
+    authenticate: (req) => (req.headers.get("authorization") ? "alice" : req.path === "/public" ? a2a.ANONYMOUS : null),
+  });
   const r: Response = await service.fetch(new Request("http://127.0.0.1:1/.well-known/agent-card.json"));
   const server = await serve(agent, { card, port: 0, bearerTokens: { "alice-token": "alice" } });
   const client = await A2AClient.connect(server.url, { bindings: ["GRPC"], versions: ["1.0"], caFile: "ca.pem", clientCert: { cert: "client.pem", key: "client.key" } });
@@ -117,7 +119,7 @@ async function signedAndPushed(): Promise<void> {
     webhookCaFile: "ca.pem",
   });
   // @ts-expect-error: the signing key is a SigningKey, not a JWK
-  await serve(agent, { signingKey: key.publicJwk() });
+  await serve(agent, { card, signingKey: key.publicJwk() });
   const service = new A2AService(agent, card, { signingKey: key, extendedCards: { bob: card }, allowWebhooks: ["localhost"], webhookCaFile: "ca.pem" });
   const tasks = a2a.TaskStore.memory();
   const stored = new A2AService(agent, card, { store: tasks, cacheMb: 8, retain: "30d" });
