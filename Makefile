@@ -8,10 +8,10 @@ export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit pg-test pg-replicas tokio-check axum-test oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
 	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
-	node-build node-model node-check node-pack node-test bench-node bench-pg
+	node-build node-model node-check node-pack node-test bench-node bench-pg dist dist-test porting-test
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
-TEST_STEPS := deps fmt-check unit pg-test tokio-check axum-test oracle c-test py-test interop pg-replicas node-test nostd bench-build fuzz-smoke
+TEST_STEPS := deps fmt-check unit pg-test tokio-check axum-test oracle c-test py-test interop pg-replicas node-test porting-test dist-test nostd bench-build fuzz-smoke
 # One throwaway PostgreSQL cluster serves every step (A2A_PG_URL; A2A_PG_REQUIRED makes a
 # test that needs it fail instead of skipping); it is stopped however the run ends.
 test:
@@ -297,7 +297,8 @@ clean:
 	rm -rf fuzz/corpus fuzz/artifacts fuzz/target
 
 # ---- The Python binding (ffi-python/): pip install a2a-wire, import a2a_wire -------------
-# `make py-test` builds the sdist, builds the wheel from that sdist, installs the wheel into a
+# `make py-test` builds the sdist, builds the wheel from that sdist (maturin build in the
+# unpacked sdist: a manylinux abi3 wheel, maturin's manylinux check passing), installs it into a
 # clean venv and runs stubtest, mypy --strict and pytest there; then installs from source
 # (`pip install ./ffi-python`, as the README says) into another clean venv and runs the
 # README's Python commands with it. Every build shares target/ (CARGO_TARGET_DIR).
@@ -312,7 +313,10 @@ py-dist:
 	test -x $(PY_TOOLS)/bin/maturin || (python3 -m venv $(PY_TOOLS) && $(PY_TOOLS)/bin/pip install $(PIP_Q) maturin==1.16.0)
 	rm -rf $(PY_DIST) && mkdir -p $(PY_DIST)
 	$(PY_TOOLS)/bin/maturin sdist -m ffi-python/Cargo.toml -o $(PY_DIST)
-	$(PY_CARGO) $(PY_TOOLS)/bin/pip wheel $(PIP_Q) --no-deps -w $(PY_DIST) $(PY_DIST)/a2a_wire-*.tar.gz
+	mkdir -p $(PY_DIST)/src && tar xzf $(PY_DIST)/a2a_wire-*.tar.gz -C $(PY_DIST)/src
+	cd $(PY_DIST)/src/a2a_wire-* && $(PY_CARGO) $(CURDIR)/$(PY_TOOLS)/bin/maturin build --release --quiet -o $(CURDIR)/$(PY_DIST)
+	rm -rf $(PY_DIST)/src
+	ls $(PY_DIST)/a2a_wire-*-cp310-abi3-manylinux_*_x86_64.whl
 
 # Regenerates python/a2a_wire/_model.pyi from the generator (commit the result); the tests
 # fail when the committed copy drifts.
@@ -368,6 +372,27 @@ node-pack: node-check
 node-test: node-pack interop-deps test-bins
 	ffi-node/tests/run.sh
 	ffi-node/tests/readme.sh
+
+# The SDK agents of examples/porting and their a2a-wire ports, one client against all four
+# (needs the venv of py-test and the tarball of node-pack, which the steps before it leave).
+porting-test:
+	examples/porting/run.sh
+
+# ---- Packages that install without a Rust toolchain --------------------------------------
+# `make dist` writes to target/dist/ the Python abi3 manylinux wheel and the sdist (py-dist),
+# and the npm packages in the napi-rs layout: `a2a-wire` (JavaScript and types) with its
+# binary package `a2a-wire-linux-x64-gnu` as an optional dependency. `make dist-test`
+# installs them into fresh projects with no cargo or rustc on PATH and runs an agent and a
+# client with each (tests/dist/run.sh).
+DIST := target/dist
+
+dist: py-dist node-build
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	cp $(PY_DIST)/a2a_wire-*.whl $(PY_DIST)/a2a_wire-*.tar.gz $(DIST)/
+	ffi-node/scripts/dist.sh $(DIST)
+
+dist-test: dist
+	tests/dist/run.sh $(DIST)
 
 # The Node binding's benchmarks (bench/node/run.sh; results in BENCHMARKS.md): the codec
 # against the official SDK's path and JSON.parse + JSON.stringify, and the Node agent on the

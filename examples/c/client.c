@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *STATES[] = {"unspecified", "submitted", "working", "completed", "failed",
-                               "canceled", "input-required", "rejected", "auth-required"};
 
 static int fail(const char *what, a2a_result r) {
   const a2a_error *e = a2a_error_last();
@@ -48,7 +46,7 @@ int main(int argc, char **argv) {
   const a2a_task *task = a2a_reply_task(reply);
   if (task) {
     a2a_str id = a2a_task_id(task);
-    printf("task %.*s %s\n", (int)id.len, id.data, STATES[a2a_task_get_state(task) % 9]);
+    printf("task %.*s %s\n", (int)id.len, id.data, a2a_task_state_name(a2a_task_get_state(task)));
     const a2a_message *question = a2a_task_status_message(task);
     if (question) print_text("agent", message_part, question);
     for (size_t i = 0; i < a2a_task_artifact_count(task); i++) {

@@ -88,6 +88,8 @@ enum a2a_result
   // An Agent Card signature (spec 8.4) does not verify against the trusted keys, or the
   // card is unsigned and a signature is required; also a signing key that cannot sign.
   A2A_RESULT_SIGNATURE = 22,
+  // The stream was canceled (`a2a_stream_cancel`).
+  A2A_RESULT_CANCELED = 23,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -425,8 +427,35 @@ typedef uint32_t a2a_delivery_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// What an authentication callback answers.
+enum a2a_auth_verdict
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Let the call in, as the principal set with `a2a_auth_call_set_principal` (none set:
+  // anonymous).
+  A2A_AUTH_VERDICT_ALLOW = 0,
+  // Refuse it: HTTP 401 / gRPC `UNAUTHENTICATED`, with `WWW-Authenticate` naming the
+  // card's schemes.
+  A2A_AUTH_VERDICT_UNAUTHENTICATED = 1,
+  // Refuse it: HTTP 403 / gRPC `PERMISSION_DENIED`.
+  A2A_AUTH_VERDICT_PERMISSION_DENIED = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum a2a_auth_verdict a2a_auth_verdict;
+#else
+typedef uint32_t a2a_auth_verdict;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // An Artifact (`lf.a2a.v1.Artifact`).
 typedef struct a2a_artifact a2a_artifact;
+
+// A call to judge: the HTTP request and what the core read in it. Borrowed for the
+// callback (do not keep it).
+typedef struct a2a_auth_call a2a_auth_call;
 
 // An owned byte buffer the library returns (encoded messages, JSON). Free it with
 // `a2a_bytes_free`; read it with `a2a_bytes_data` / `a2a_bytes_len`.
@@ -567,14 +596,25 @@ typedef struct a2a_header {
   size_t value_len;
 } a2a_header;
 
+// Judges one call (see `a2a_auth_call_*` for what it can read). Returns an
+// `a2a_auth_verdict`; any other value refuses the call with an internal error. Called on a
+// thread of the server's blocking pool, several at once for different calls: it may block
+// (ask a database, a token service), and `userdata` must be usable from any thread. It
+// must return normally: no C++ exception and no `longjmp` may leave it.
+typedef uint32_t (*a2a_authenticate_callback)(void *userdata, struct a2a_auth_call *call);
+
 // Called when a run starts: `run` describes it (borrowed from `sink`, valid until
-// `a2a_sink_free(sink)`), `sink` is the run's, owned by the agent from now on. Callbacks
-// are never called twice at once; they come from the thread that runs the server's tasks
-// (smol's process-wide executor: one thread unless `SMOL_THREADS` says more, shared by
-// every server of the process). Must return at once (do the work on another thread, or
-// publish and end right away), and return normally: no C++ exception and no `longjmp`
-// may leave a callback. The run ends with `a2a_sink_finish` / `a2a_sink_fail`, or when the
-// sink is freed without either (finished).
+// `a2a_sink_free(sink)`), `sink` is the run's, owned by the agent from now on. By default
+// callbacks are never called twice at once; they come from the thread that runs the
+// server's tasks (smol's process-wide executor: one thread unless `SMOL_THREADS` says more,
+// shared by every server of the process) and must return at once (do the work on another
+// thread, or publish and end right away). With `a2a_server_config_set_workers(config, n)`
+// they run on `n` threads of the server's own instead: several at once (for different
+// runs; a cancel may come while its run's start still runs), and they may block (sleep,
+// wait for a model, `a2a_sink_flush`) without holding up any other task's stream. Either
+// way they must return normally: no C++ exception and no `longjmp` may leave a callback.
+// The run ends with `a2a_sink_finish` / `a2a_sink_fail`, or when the sink is freed without
+// either (finished).
 typedef void (*a2a_start_callback)(void *userdata, const struct a2a_run *run, struct a2a_sink *sink);
 
 // Called (as the start callback is) when run `run_id`'s task was canceled or the server is
@@ -611,7 +651,56 @@ const char *a2a_version(void);
 
 // A short description of `result`, as a NUL-terminated static string ("unknown result" for
 // a value this library does not define). Any thread.
-const char *a2a_result_message(uint32_t result);
+const char *a2a_result_message(a2a_result result);
+
+// The HTTP method (gRPC: `POST`). Borrowed from `call`.
+// Threads: the callback's.
+struct a2a_str a2a_auth_call_method(const struct a2a_auth_call *call);
+
+// The request target: path and query (gRPC: the `:path`). Borrowed from `call`.
+// Threads: the callback's.
+struct a2a_str a2a_auth_call_target(const struct a2a_auth_call *call);
+
+// The peer's address as `IP:PORT` (`[IP]:PORT` for IPv6); empty when unknown. Borrowed from
+// `call`.
+// Threads: the callback's.
+struct a2a_str a2a_auth_call_peer(const struct a2a_auth_call *call);
+
+// The A2A operation (an `a2a_method`), 0 for NULL.
+// Threads: the callback's.
+a2a_method a2a_auth_call_operation(const struct a2a_auth_call *call);
+
+// The tenant the call names (empty: none). Borrowed from `call`.
+// Threads: the callback's.
+struct a2a_str a2a_auth_call_tenant(const struct a2a_auth_call *call);
+
+// The first value of header `name` (any case) into `*value_out`, borrowed from `call`;
+// `A2A_RESULT_NONE` when the request has no such header.
+// Threads: the callback's.
+a2a_result a2a_auth_call_header(const struct a2a_auth_call *call,
+                                const char *name,
+                                size_t name_len,
+                                struct a2a_str *value_out);
+
+// How many headers the request has (gRPC: metadata entries), in the order received.
+// Threads: the callback's.
+size_t a2a_auth_call_header_count(const struct a2a_auth_call *call);
+
+// Header `index` (from 0): its name and value, borrowed from `call`;
+// `A2A_RESULT_INVALID_ARGUMENT` past the end.
+// Threads: the callback's.
+a2a_result a2a_auth_call_header_at(const struct a2a_auth_call *call,
+                                   size_t index,
+                                   struct a2a_str *name_out,
+                                   struct a2a_str *value_out);
+
+// Names the caller: with `A2A_AUTH_VERDICT_ALLOW` the call goes on as `principal` (copied),
+// the agent sees it (`a2a_run_principal`) and the principal sees only its own tasks.
+// `A2A_RESULT_INVALID_ARGUMENT` for an empty principal.
+// Threads: the callback's.
+a2a_result a2a_auth_call_set_principal(struct a2a_auth_call *call,
+                                       const char *principal,
+                                       size_t principal_len);
 
 // A config with the defaults (`https://` agents verified against the platform's roots).
 // Threads: any.
@@ -712,7 +801,7 @@ struct a2a_str a2a_client_card_json(const struct a2a_client *client);
 // `A2A_RESULT_NOT_A2A`) with `a2a_error_last()`.
 // Threads: one at a time per client; blocks the calling thread until done.
 a2a_result a2a_client_call(struct a2a_client *client,
-                           uint32_t method,
+                           a2a_method method,
                            const uint8_t *params_json,
                            size_t params_json_len,
                            struct a2a_bytes **response_out);
@@ -730,16 +819,23 @@ a2a_result a2a_client_send_text(struct a2a_client *client,
 // meanwhile.
 // Threads: one at a time per client; blocks the calling thread until done.
 a2a_result a2a_client_stream(struct a2a_client *client,
-                             uint32_t method,
+                             a2a_method method,
                              const uint8_t *params_json,
                              size_t params_json_len,
                              struct a2a_stream **stream_out);
 
 // Waits for the next event and writes its ProtoJSON (`lf.a2a.v1.StreamResponse`) to
 // `*event_out`; `A2A_RESULT_NONE` when the stream ended normally; an error when it failed
-// (after which it gives `A2A_RESULT_NONE`).
-// Threads: one at a time per stream; `a2a_stream_next` blocks.
+// (after which it gives `A2A_RESULT_NONE`); `A2A_RESULT_CANCELED` once `a2a_stream_cancel`
+// was called (the wait returns at once, and the connection is dropped).
+// Threads: one at a time per stream (`a2a_stream_cancel` from any other); it blocks.
 a2a_result a2a_stream_next(struct a2a_stream *stream, struct a2a_bytes **event_out);
+
+// Cancels the stream: an `a2a_stream_next` waiting on another thread returns
+// `A2A_RESULT_CANCELED` at once, as does every later one; the connection is dropped (the
+// task goes on at the server). NULL does nothing.
+// Threads: any, while the stream lives (before `a2a_stream_free`).
+void a2a_stream_cancel(const struct a2a_stream *stream);
 
 // Frees a stream; NULL does nothing.
 // Threads: one at a time per stream; `a2a_stream_next` blocks.
@@ -749,7 +845,7 @@ void a2a_stream_free(struct a2a_stream *stream);
 // ends (`A2A_RESULT_OK`), fails (its error), or the callback returns false
 // (`A2A_RESULT_OK`).
 a2a_result a2a_client_stream_each(struct a2a_client *client,
-                                  uint32_t method,
+                                  a2a_method method,
                                   const uint8_t *params_json,
                                   size_t params_json_len,
                                   a2a_event_callback callback,
@@ -885,7 +981,7 @@ void a2a_interface_free(struct a2a_interface *i);
 // The name of an operation (`"SendMessage"`), NUL-terminated and static; `""` for a
 // value that is not an `a2a_method`.
 // Threads: any.
-const char *a2a_method_name(uint32_t method);
+const char *a2a_method_name(a2a_method method);
 
 // Creates a client core for the interface it selects from `card_json` (as
 // `a2a_select_interface`: `bindings` and `versions` comma-separated, NULL for all).
@@ -921,7 +1017,7 @@ void a2a_client_core_free(struct a2a_client_core *client);
 // expressed on the interface.
 // Threads: one at a time per client core.
 a2a_result a2a_client_core_start(struct a2a_client_core *client,
-                                 uint32_t method,
+                                 a2a_method method,
                                  const uint8_t *params_json,
                                  size_t params_json_len,
                                  struct a2a_exchange **exchange_out);
@@ -1093,7 +1189,7 @@ a2a_decode_kind a2a_error_decode_kind(const struct a2a_error *error);
 // The name of an error kind (`"TaskNotFound"`), NUL-terminated and static; `"None"` for 0
 // and for values this library does not define.
 // Threads: any (an error is plain data).
-const char *a2a_error_kind_name(uint32_t kind);
+const char *a2a_error_kind_name(a2a_error_kind kind);
 
 // Classifies an HTTP+JSON error answer (status and body) received from a peer speaking
 // protocol `version` (`"1.0"`, `"0.3"`). Writes a new error to `*error_out` (free it with
@@ -1222,6 +1318,77 @@ struct a2a_str a2a_delivery_body(const struct a2a_delivery *delivery);
 // Frees a delivery (and the views read from it); NULL does nothing. Threads: any, once.
 void a2a_delivery_free(struct a2a_delivery *delivery);
 
+// The run's id (names its events and its end).
+// Threads: any, while the run's output or sink lives.
+uint64_t a2a_run_id(const struct a2a_run *run);
+
+// The id of the task the message belongs to. Borrowed from `run`.
+// Threads: any, while the run's output or sink lives.
+struct a2a_str a2a_run_task_id(const struct a2a_run *run);
+
+// The context id. Borrowed from `run`.
+// Threads: any, while the run's output or sink lives.
+struct a2a_str a2a_run_context_id(const struct a2a_run *run);
+
+// The user's message as canonical ProtoJSON (`lf.a2a.v1.Message`). Borrowed from `run`.
+// Threads: any, while the run's output or sink lives.
+struct a2a_str a2a_run_message_json(const struct a2a_run *run);
+
+// The user's message, typed (borrowed from `run`; NULL for NULL).
+// Threads: any, while the run's output or sink lives.
+const struct a2a_message *a2a_run_message(const struct a2a_run *run);
+
+// The text of the message's text parts, concatenated. Borrowed from `run`.
+// Threads: any, while the run's output or sink lives.
+struct a2a_str a2a_run_text(const struct a2a_run *run);
+
+// The caller's principal (as the authentication step judged it) into `*principal_out`;
+// `A2A_RESULT_NONE` for an anonymous caller.
+// Threads: any, while the run's output or sink lives.
+a2a_result a2a_run_principal(const struct a2a_run *run, struct a2a_str *principal_out);
+
+// True when the message continues an existing task.
+// Threads: any, while the run's output or sink lives.
+bool a2a_run_is_follow_up(const struct a2a_run *run);
+
+// True when the run resumes a task whose run was lost in a restart.
+// Threads: any, while the run's output or sink lives.
+bool a2a_run_is_resumed(const struct a2a_run *run);
+
+// The task as stored when the run started (ProtoJSON `lf.a2a.v1.Task`) into
+// `*task_out`; `A2A_RESULT_NONE` for a task the run will create.
+// Threads: any, while the run's output or sink lives.
+a2a_result a2a_run_task_json(const struct a2a_run *run, struct a2a_str *task_out);
+
+// The tenant the request named (empty: none). Borrowed from `run`.
+// Threads: any, while the run's output or sink lives.
+struct a2a_str a2a_run_tenant(const struct a2a_run *run);
+
+// The request's metadata (`SendMessageRequest.metadata`, a JSON object) into
+// `*metadata_out`, borrowed from `run`; `A2A_RESULT_NONE` when the request sent none (and
+// for a resumed run).
+// Threads: any, while the run's output or sink lives.
+a2a_result a2a_run_metadata_json(const struct a2a_run *run, struct a2a_str *metadata_out);
+
+// The request's configuration (ProtoJSON `lf.a2a.v1.SendMessageConfiguration`: accepted
+// output modes, history length, return immediately) into `*configuration_out`, borrowed
+// from `run`; `A2A_RESULT_NONE` when the request sent none (and for a resumed run).
+// Threads: any, while the run's output or sink lives.
+a2a_result a2a_run_configuration_json(const struct a2a_run *run, struct a2a_str *configuration_out);
+
+// How many extensions are active for the call (`A2A-Extensions` the card declares).
+// Threads: any, while the run's output or sink lives.
+size_t a2a_run_extension_count(const struct a2a_run *run);
+
+// The URI of active extension `index` (from 0), borrowed from `run`; empty past the end.
+// Threads: any, while the run's output or sink lives.
+struct a2a_str a2a_run_extension(const struct a2a_run *run, size_t index);
+
+// The proto name of task state `state` (`"TASK_STATE_COMPLETED"`), NUL-terminated and
+// static; `""` for a value that is not an `a2a_task_state`.
+// Threads: any.
+const char *a2a_task_state_name(a2a_task_state state);
+
 // The run this sink belongs to, borrowed from the sink (NULL for NULL).
 // Threads: any, several at once (`a2a_sink_free` last, once).
 const struct a2a_run *a2a_sink_run(const struct a2a_sink *sink);
@@ -1233,7 +1400,7 @@ const struct a2a_run *a2a_sink_run(const struct a2a_sink *sink);
 // which) or stopped; `A2A_RESULT_ALREADY_ENDED` after `a2a_sink_finish` / `_fail`.
 // Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_status(const struct a2a_sink *sink,
-                           uint32_t state,
+                           a2a_task_state state,
                            const char *text,
                            size_t text_len);
 
@@ -1241,7 +1408,7 @@ a2a_result a2a_sink_status(const struct a2a_sink *sink,
 // 0: none).
 // Threads: any, several at once (`a2a_sink_free` last, once).
 a2a_result a2a_sink_status_json(const struct a2a_sink *sink,
-                                uint32_t state,
+                                a2a_task_state state,
                                 const uint8_t *message_json,
                                 size_t message_json_len);
 
@@ -1296,6 +1463,24 @@ a2a_result a2a_sink_fail(const struct a2a_sink *sink, const char *reason, size_t
 // Frees the sink (a run not ended yet ends as finished); NULL does nothing. Once, last.
 // Threads: any, several at once (`a2a_sink_free` last, once).
 void a2a_sink_free(struct a2a_sink *sink);
+
+// Runs the agent's callbacks on `workers` threads of the server's own (1 to 1024) instead
+// of the thread that serves every connection: a callback may then block without stalling
+// any other task (see `a2a_start_callback`). 0 (the default): callbacks on that thread,
+// which must return at once.
+// Threads: one at a time per config.
+a2a_result a2a_server_config_set_workers(struct a2a_server_config *config, size_t workers);
+
+// Judges every call with `callback` (see `a2a_authenticate_callback`: it reads the whole
+// request, every header and the peer, and answers with an `a2a_auth_verdict`), `userdata`
+// passed to it; it must stay valid until `a2a_server_free` returns. A refusal is answered
+// 401 with `WWW-Authenticate` (the card's schemes) or 403; each principal sees only the
+// tasks and push configs it made. Give this or bearer tokens: `a2a_server_start_with`
+// refuses both (`A2A_RESULT_INVALID_ARGUMENT`). NULL `callback` removes it.
+// Threads: one at a time per config.
+a2a_result a2a_server_config_set_authenticate(struct a2a_server_config *config,
+                                              a2a_authenticate_callback callback,
+                                              void *userdata);
 
 // A config with the defaults (no authentication: every call is anonymous).
 // Threads: any.
@@ -1436,53 +1621,12 @@ struct a2a_str a2a_server_url(const struct a2a_server *server);
 uint16_t a2a_server_port(const struct a2a_server *server);
 
 // Stops the server (open streams end with Unavailable, current runs get their cancel
-// callback), waits until it has stopped, and frees it; NULL does nothing. Sinks the agent
+// callback), waits until it has stopped (and its workers with the callbacks they had), and
+// frees it; NULL does nothing. Sinks the agent
 // still holds stay valid: their events are refused (Unavailable). Never call it from a
 // callback.
 // Threads: any, never from one of the agent's callbacks.
 void a2a_server_free(struct a2a_server *server);
-
-// The run's id (names its events and its end).
-// Threads: any, while the run's output or sink lives.
-uint64_t a2a_run_id(const struct a2a_run *run);
-
-// The id of the task the message belongs to. Borrowed from `run`.
-// Threads: any, while the run's output or sink lives.
-struct a2a_str a2a_run_task_id(const struct a2a_run *run);
-
-// The context id. Borrowed from `run`.
-// Threads: any, while the run's output or sink lives.
-struct a2a_str a2a_run_context_id(const struct a2a_run *run);
-
-// The user's message as canonical ProtoJSON (`lf.a2a.v1.Message`). Borrowed from `run`.
-// Threads: any, while the run's output or sink lives.
-struct a2a_str a2a_run_message_json(const struct a2a_run *run);
-
-// The user's message, typed (borrowed from `run`; NULL for NULL).
-// Threads: any, while the run's output or sink lives.
-const struct a2a_message *a2a_run_message(const struct a2a_run *run);
-
-// The text of the message's text parts, concatenated. Borrowed from `run`.
-// Threads: any, while the run's output or sink lives.
-struct a2a_str a2a_run_text(const struct a2a_run *run);
-
-// The caller's principal (as the authentication step judged it) into `*principal_out`;
-// `A2A_RESULT_NONE` for an anonymous caller.
-// Threads: any, while the run's output or sink lives.
-a2a_result a2a_run_principal(const struct a2a_run *run, struct a2a_str *principal_out);
-
-// True when the message continues an existing task.
-// Threads: any, while the run's output or sink lives.
-bool a2a_run_is_follow_up(const struct a2a_run *run);
-
-// True when the run resumes a task whose run was lost in a restart.
-// Threads: any, while the run's output or sink lives.
-bool a2a_run_is_resumed(const struct a2a_run *run);
-
-// The task as stored when the run started (ProtoJSON `lf.a2a.v1.Task`) into
-// `*task_out`; `A2A_RESULT_NONE` for a task the run will create.
-// Threads: any, while the run's output or sink lives.
-a2a_result a2a_run_task_json(const struct a2a_run *run, struct a2a_str *task_out);
 
 // Creates a service for the Agent Card `card_json` (v1.0 ProtoJSON; its
 // `supportedInterfaces` are what is served, by URL path) with an optional extended card
@@ -1594,7 +1738,7 @@ a2a_result a2a_service_handle_authenticated(struct a2a_service *service,
                                             uint64_t call,
                                             const char *principal,
                                             size_t principal_len,
-                                            uint32_t refuse_kind,
+                                            a2a_error_kind refuse_kind,
                                             const char *message,
                                             size_t message_len,
                                             int64_t now_ms);
@@ -1606,7 +1750,7 @@ a2a_result a2a_service_handle_authenticated(struct a2a_service *service,
 // Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_agent_status(struct a2a_service *service,
                                     uint64_t run,
-                                    uint32_t state,
+                                    a2a_task_state state,
                                     const uint8_t *message_json,
                                     size_t message_json_len,
                                     int64_t now_ms);
@@ -1636,7 +1780,7 @@ a2a_result a2a_service_agent_message(struct a2a_service *service,
 // Threads: one at a time per service (it may move between threads).
 a2a_result a2a_service_agent_status_text(struct a2a_service *service,
                                          uint64_t run,
-                                         uint32_t state,
+                                         a2a_task_state state,
                                          const char *text,
                                          size_t text_len,
                                          int64_t now_ms);
@@ -1908,7 +2052,7 @@ void a2a_store_reply_free(struct a2a_store_reply *reply);
 // Decodes (and validates) a Task from `input` in `format` (an `a2a_format`) into
 // `*task_out`; free it with `a2a_task_free`.
 // Threads: any (plain data); views are valid while their handle lives.
-a2a_result a2a_task_decode(uint32_t format,
+a2a_result a2a_task_decode(a2a_format format,
                            const uint8_t *input,
                            size_t input_len,
                            struct a2a_task **task_out);
@@ -1916,7 +2060,7 @@ a2a_result a2a_task_decode(uint32_t format,
 // Encodes a task in `format` into `*bytes_out` (ProtoJSON is canonical).
 // Threads: any (plain data); views are valid while their handle lives.
 a2a_result a2a_task_encode(const struct a2a_task *task,
-                           uint32_t format,
+                           a2a_format format,
                            struct a2a_bytes **bytes_out);
 
 // The task's id.
@@ -1960,7 +2104,7 @@ void a2a_task_free(struct a2a_task *task);
 
 // Decodes (and validates) a Message into `*message_out`; free it with `a2a_message_free`.
 // Threads: any (plain data); views are valid while their handle lives.
-a2a_result a2a_message_decode(uint32_t format,
+a2a_result a2a_message_decode(a2a_format format,
                               const uint8_t *input,
                               size_t input_len,
                               struct a2a_message **message_out);
@@ -1968,7 +2112,7 @@ a2a_result a2a_message_decode(uint32_t format,
 // Encodes a message in `format` into `*bytes_out`.
 // Threads: any (plain data); views are valid while their handle lives.
 a2a_result a2a_message_encode(const struct a2a_message *message,
-                              uint32_t format,
+                              a2a_format format,
                               struct a2a_bytes **bytes_out);
 
 // The message's id.
@@ -2056,7 +2200,7 @@ struct a2a_str a2a_part_filename(const struct a2a_part *part);
 
 // Decodes (and validates) a stream event into `*event_out`; free it with `a2a_event_free`.
 // Threads: any (plain data); views are valid while their handle lives.
-a2a_result a2a_event_decode(uint32_t format,
+a2a_result a2a_event_decode(a2a_format format,
                             const uint8_t *input,
                             size_t input_len,
                             struct a2a_event **event_out);
@@ -2105,7 +2249,7 @@ void a2a_event_free(struct a2a_event *event);
 // Decodes (and validates) a SendMessage answer into `*reply_out`; free it with
 // `a2a_reply_free`.
 // Threads: any (plain data); views are valid while their handle lives.
-a2a_result a2a_reply_decode(uint32_t format,
+a2a_result a2a_reply_decode(a2a_format format,
                             const uint8_t *input,
                             size_t input_len,
                             struct a2a_reply **reply_out);

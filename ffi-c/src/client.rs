@@ -269,7 +269,7 @@ pub extern "C" fn a2a_client_card_json(client: *const a2a_client) -> a2a_str {
 #[no_mangle]
 pub extern "C" fn a2a_client_call(
     client: *mut a2a_client,
-    method: u32,
+    method: crate::a2a_method_param,
     params_json: *const u8,
     params_json_len: usize,
     response_out: *mut *mut a2a_bytes,
@@ -336,11 +336,26 @@ pub extern "C" fn a2a_client_send_text(
 /// The events of one stream. Free it with `a2a_stream_free` (closing the connection if the
 /// stream is not over).
 pub struct a2a_stream {
-    inner: Option<EventStream>,
+    inner: std::sync::Mutex<Option<EventStream>>,
     binding: a2a::card::Binding,
+    /// Closed by `a2a_stream_cancel` (from any thread): a waiting `a2a_stream_next` returns.
+    cancel: async_channel::Sender<()>,
+    canceled: async_channel::Receiver<()>,
 }
 
-fn open(c: &mut a2a_client, method: u32, params_json: *const u8, params_json_len: usize) -> Result<EventStream, a2a_error> {
+impl a2a_stream {
+    fn new(es: EventStream, binding: a2a::card::Binding) -> a2a_stream {
+        let (cancel, canceled) = async_channel::bounded(1);
+        a2a_stream { inner: std::sync::Mutex::new(Some(es)), binding, cancel, canceled }
+    }
+}
+
+fn open(
+    c: &mut a2a_client,
+    method: crate::a2a_method_param,
+    params_json: *const u8,
+    params_json_len: usize,
+) -> Result<EventStream, a2a_error> {
     if a2a::op::Method::from_number(method).is_some_and(|m| !m.is_streaming()) {
         return Err(crate::invalid("not a streaming method: use a2a_client_call"));
     }
@@ -356,7 +371,7 @@ fn open(c: &mut a2a_client, method: u32, params_json: *const u8, params_json_len
 #[no_mangle]
 pub extern "C" fn a2a_client_stream(
     client: *mut a2a_client,
-    method: u32,
+    method: crate::a2a_method_param,
     params_json: *const u8,
     params_json_len: usize,
     stream_out: *mut *mut a2a_stream,
@@ -365,42 +380,72 @@ pub extern "C" fn a2a_client_stream(
         let c = arg_mut(client, "client")?;
         let o = out(stream_out, "stream_out")?;
         let s = open(c, method, params_json, params_json_len)?;
-        box_out(o, a2a_stream { inner: Some(s), binding: c.iface.inner.binding.clone() });
+        box_out(o, a2a_stream::new(s, c.iface.inner.binding.clone()));
         Ok(())
     })
 }
 
 /// Waits for the next event and writes its ProtoJSON (`lf.a2a.v1.StreamResponse`) to
 /// `*event_out`; `A2A_RESULT_NONE` when the stream ended normally; an error when it failed
-/// (after which it gives `A2A_RESULT_NONE`).
-/// Threads: one at a time per stream; `a2a_stream_next` blocks.
+/// (after which it gives `A2A_RESULT_NONE`); `A2A_RESULT_CANCELED` once `a2a_stream_cancel`
+/// was called (the wait returns at once, and the connection is dropped).
+/// Threads: one at a time per stream (`a2a_stream_cancel` from any other); it blocks.
 #[no_mangle]
 pub extern "C" fn a2a_stream_next(stream: *mut a2a_stream, event_out: *mut *mut a2a_bytes) -> a2a_result {
     guard(|| {
-        let s = arg_mut(stream, "stream")?;
+        let s = arg(stream.cast_const(), "stream")?;
         let o = out(event_out, "event_out")?;
         let ended = || a2a_error::local(a2a_result::None, String::from("the stream is over"));
-        let es = s.inner.as_mut().ok_or_else(ended)?;
-        match smol::block_on(es.next()) {
-            Some(Ok(ev)) => match json::encode(&ev) {
+        let canceled = || a2a_error::local(a2a_result::Canceled, String::from("the stream was canceled"));
+        if s.cancel.is_closed() {
+            s.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            return Err(canceled());
+        }
+        let mut inner = s.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let es = inner.as_mut().ok_or_else(ended)?;
+        let next = async { Some(es.next().await) };
+        let cancel = async {
+            // Nothing is ever sent: `recv` returns (an error) when the channel is closed.
+            let _ = s.canceled.recv().await;
+            None
+        };
+        match smol::block_on(smol::future::or(next, cancel)) {
+            None => {
+                *inner = None;
+                Err(canceled())
+            }
+            Some(Some(Ok(ev))) => match json::encode(&ev) {
                 Ok(b) => {
                     bytes_out(o, b);
                     Ok(())
                 }
                 // A value ProtoJSON cannot hold (the peer's protobuf allowed it): the stream fails.
                 Err(e) => {
-                    s.inner = None;
+                    *inner = None;
                     Err(a2a_error::local(a2a_result::Protocol, format!("the peer sent an event that cannot be read as ProtoJSON: {e}")))
                 }
             },
-            Some(Err(e)) => {
-                s.inner = None;
+            Some(Some(Err(e))) => {
+                *inner = None;
                 Err(a2a_error::transport(e, &s.binding))
             }
-            None => {
-                s.inner = None;
+            Some(None) => {
+                *inner = None;
                 Err(ended())
             }
+        }
+    })
+}
+
+/// Cancels the stream: an `a2a_stream_next` waiting on another thread returns
+/// `A2A_RESULT_CANCELED` at once, as does every later one; the connection is dropped (the
+/// task goes on at the server). NULL does nothing.
+/// Threads: any, while the stream lives (before `a2a_stream_free`).
+#[no_mangle]
+pub extern "C" fn a2a_stream_cancel(stream: *const a2a_stream) {
+    guard_value((), || {
+        if let Ok(s) = arg(stream, "stream") {
+            s.cancel.close();
         }
     })
 }
@@ -423,7 +468,7 @@ pub type a2a_event_callback = Option<unsafe extern "C" fn(userdata: *mut c_void,
 #[no_mangle]
 pub extern "C" fn a2a_client_stream_each(
     client: *mut a2a_client,
-    method: u32,
+    method: crate::a2a_method_param,
     params_json: *const u8,
     params_json_len: usize,
     callback: a2a_event_callback,

@@ -42,7 +42,7 @@ pub enum a2a_method {
 
 /// An operation from C: the method number and its params as ProtoJSON (NULL/0: the
 /// request message's defaults).
-pub(crate) fn operation(method: u32, params: *const u8, params_len: usize) -> Result<Operation, a2a_error> {
+pub(crate) fn operation(method: crate::a2a_method_param, params: *const u8, params_len: usize) -> Result<Operation, a2a_error> {
     let m = Method::from_number(method).ok_or_else(|| invalid(format!("{method} is not an a2a_method")))?;
     // NULL or length 0: the request message with every field at its default (`{}`), so that
     // a missing REQUIRED field is named like any other.
@@ -54,7 +54,7 @@ pub(crate) fn operation(method: u32, params: *const u8, params_len: usize) -> Re
 /// value that is not an `a2a_method`.
 /// Threads: any.
 #[no_mangle]
-pub extern "C" fn a2a_method_name(method: u32) -> *const c_char {
+pub extern "C" fn a2a_method_name(method: crate::a2a_method_param) -> *const c_char {
     guard_value(c"".as_ptr(), || {
         const N: [&core::ffi::CStr; 11] = [
             c"SendMessage",
@@ -161,7 +161,7 @@ pub struct a2a_exchange {
 #[no_mangle]
 pub extern "C" fn a2a_client_core_start(
     client: *mut a2a_client_core,
-    method: u32,
+    method: crate::a2a_method_param,
     params_json: *const u8,
     params_json_len: usize,
     exchange_out: *mut *mut a2a_exchange,

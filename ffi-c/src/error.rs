@@ -401,7 +401,7 @@ pub extern "C" fn a2a_error_decode_kind(error: *const a2a_error) -> a2a_decode_k
 /// and for values this library does not define.
 /// Threads: any (an error is plain data).
 #[no_mangle]
-pub extern "C" fn a2a_error_kind_name(kind: u32) -> *const c_char {
+pub extern "C" fn a2a_error_kind_name(kind: crate::a2a_error_kind_param) -> *const c_char {
     guard_value(c"None".as_ptr(), || {
         let index = ErrorKind::from_number(kind).map(|k| k.number() as usize - 1);
         index.and_then(|i| NAMES.get(i)).map_or(c"None".as_ptr(), |n| n.as_ptr())

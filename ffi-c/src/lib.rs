@@ -25,16 +25,19 @@
 #![allow(clippy::result_large_err)]
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod client;
 pub mod codec;
 pub mod core_client;
 pub mod error;
 pub mod receiver;
+pub mod run;
 pub mod server;
 pub mod service;
 pub mod signing;
 pub mod store;
 pub mod typed;
+mod workers;
 
 pub use error::a2a_error;
 
@@ -98,7 +101,25 @@ pub enum a2a_result {
     /// An Agent Card signature (spec 8.4) does not verify against the trusted keys, or the
     /// card is unsigned and a signature is required; also a signing key that cannot sign.
     Signature = 22,
+    /// The stream was canceled (`a2a_stream_cancel`).
+    Canceled = 23,
 }
+
+// Enum parameters. The header names each by its enum's typedef (`a2a_task_state`, ...;
+// cbindgen.toml renames these aliases and does not emit them), while Rust reads a plain
+// `u32`: a C caller may pass any number, and a value outside the enum is refused, never
+// undefined behaviour.
+
+/// An `a2a_task_state` as a parameter.
+pub type a2a_task_state_param = u32;
+/// An `a2a_method` as a parameter.
+pub type a2a_method_param = u32;
+/// An `a2a_format` as a parameter.
+pub type a2a_format_param = u32;
+/// An `a2a_error_kind` as a parameter.
+pub type a2a_error_kind_param = u32;
+/// An `a2a_result` as a parameter.
+pub type a2a_result_param = u32;
 
 /// A borrowed UTF-8 string (or byte string): `data` is not NUL-terminated. Valid as long as
 /// the handle it was read from, unless the function says otherwise.
@@ -215,7 +236,7 @@ pub extern "C" fn a2a_version() -> *const c_char {
 /// A short description of `result`, as a NUL-terminated static string ("unknown result" for
 /// a value this library does not define). Any thread.
 #[no_mangle]
-pub extern "C" fn a2a_result_message(result: u32) -> *const c_char {
+pub extern "C" fn a2a_result_message(result: a2a_result_param) -> *const c_char {
     guard_value(c"unknown result".as_ptr(), || result_text(result).as_ptr())
 }
 
@@ -244,6 +265,7 @@ fn result_text(result: u32) -> &'static core::ffi::CStr {
         20 => c"the message cannot be written in that format",
         21 => c"TLS failed (an untrusted or misnamed certificate, a broken handshake, an unusable TLS file)",
         22 => c"the Agent Card signature does not verify, or a required signature is missing",
+        23 => c"the stream was canceled",
         _ => c"unknown result",
     }
 }

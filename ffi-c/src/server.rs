@@ -15,13 +15,17 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
 /// Called when a run starts: `run` describes it (borrowed from `sink`, valid until
-/// `a2a_sink_free(sink)`), `sink` is the run's, owned by the agent from now on. Callbacks
-/// are never called twice at once; they come from the thread that runs the server's tasks
-/// (smol's process-wide executor: one thread unless `SMOL_THREADS` says more, shared by
-/// every server of the process). Must return at once (do the work on another thread, or
-/// publish and end right away), and return normally: no C++ exception and no `longjmp`
-/// may leave a callback. The run ends with `a2a_sink_finish` / `a2a_sink_fail`, or when the
-/// sink is freed without either (finished).
+/// `a2a_sink_free(sink)`), `sink` is the run's, owned by the agent from now on. By default
+/// callbacks are never called twice at once; they come from the thread that runs the
+/// server's tasks (smol's process-wide executor: one thread unless `SMOL_THREADS` says more,
+/// shared by every server of the process) and must return at once (do the work on another
+/// thread, or publish and end right away). With `a2a_server_config_set_workers(config, n)`
+/// they run on `n` threads of the server's own instead: several at once (for different
+/// runs; a cancel may come while its run's start still runs), and they may block (sleep,
+/// wait for a model, `a2a_sink_flush`) without holding up any other task's stream. Either
+/// way they must return normally: no C++ exception and no `longjmp` may leave a callback.
+/// The run ends with `a2a_sink_finish` / `a2a_sink_fail`, or when the sink is freed without
+/// either (finished).
 pub type a2a_start_callback = Option<unsafe extern "C" fn(userdata: *mut c_void, run: *const a2a_run, sink: *mut a2a_sink)>;
 
 /// Called (as the start callback is) when run `run_id`'s task was canceled or the server is
@@ -43,6 +47,36 @@ pub struct a2a_agent {
 
 struct CAgent {
     agent: a2a_agent,
+    /// The server's worker threads (`a2a_server_config_set_workers`), or None: callbacks on
+    /// the host's thread.
+    workers: Option<Arc<crate::workers::Workers>>,
+}
+
+/// A callback to run on a worker: the agent and its arguments.
+struct Job(a2a_agent, *mut a2a_sink);
+
+// SAFETY: with workers, the header's contract makes the callbacks and `userdata` usable from
+// the server's worker threads, several at once; the sink is usable from any thread.
+unsafe impl Send for Job {}
+
+impl Job {
+    /// Calls the start callback with the sink (which it owns from here).
+    fn start(self) {
+        let Job(agent, sink) = self;
+        if let Some(start) = agent.start {
+            // SAFETY: the sink is live and handed over once; the callback's contract with
+            // workers allows this thread. `run` lives inside the sink.
+            unsafe { start(agent.userdata, &(*sink).run, sink) };
+        }
+    }
+
+    /// Calls the cancel callback for run `run`.
+    fn cancel(self, run: RunId) {
+        if let Some(cancel) = self.0.cancel {
+            // SAFETY: the agent's callback, on a worker (its contract with workers).
+            unsafe { cancel(self.0.userdata, run.0) };
+        }
+    }
 }
 
 // SAFETY: the header's contract: the callbacks and `userdata` are usable from the threads
@@ -71,16 +105,17 @@ fn in_callback(f: impl FnOnce()) {
 
 impl Agent for CAgent {
     fn start(&self, ctx: RequestContext, events: EventSink) {
-        let run = a2a_run::new(
-            ctx.run,
-            &ctx.task_id,
-            &ctx.context_id,
-            &ctx.message,
-            ctx.call.principal.as_deref(),
-            ctx.follow_up,
-            ctx.resumed,
-            ctx.task.as_ref(),
-        );
+        let extra = crate::run::RunExtra {
+            principal: ctx.call.principal.as_deref(),
+            extensions: &ctx.call.extensions,
+            follow_up: ctx.follow_up,
+            resumed: ctx.resumed,
+            task: ctx.task.as_ref(),
+            tenant: &ctx.tenant,
+            metadata: ctx.metadata.as_ref(),
+            configuration: ctx.configuration.as_ref(),
+        };
+        let run = a2a_run::new(ctx.run, &ctx.task_id, &ctx.context_id, &ctx.message, extra);
         // `a2a_server_start` refuses an agent without a start callback; without one the run
         // would end at once (`events` dropped).
         let Some(start) = self.agent.start else { return };
@@ -91,6 +126,16 @@ impl Agent for CAgent {
             ended: AtomicBool::new(false),
             next_message: AtomicU32::new(1),
         }));
+        if let Some(w) = &self.workers {
+            let job = Job(self.agent, sink);
+            let queued = w.run(move || job.start());
+            if !queued {
+                // The server stopped: the run ends (finished) with its sink.
+                // SAFETY: the sink was made above and handed to no one.
+                drop(unsafe { Box::from_raw(sink) });
+            }
+            return;
+        }
         // SAFETY: `sink` was just made and is live; the callback owns it from here (the
         // header says so). `run` lives inside the sink.
         in_callback(|| unsafe {
@@ -101,6 +146,11 @@ impl Agent for CAgent {
 
     fn cancel(&self, run: RunId) {
         if let Some(cancel) = self.agent.cancel {
+            if let Some(w) = &self.workers {
+                let job = Job(self.agent, core::ptr::null_mut());
+                w.run(move || job.cancel(run));
+                return;
+            }
             // SAFETY: the agent's callback, called as its contract says.
             in_callback(|| unsafe { cancel(self.agent.userdata, run.0) });
         }
@@ -154,7 +204,12 @@ pub extern "C" fn a2a_sink_run(sink: *const a2a_sink) -> *const a2a_run {
 /// which) or stopped; `A2A_RESULT_ALREADY_ENDED` after `a2a_sink_finish` / `_fail`.
 /// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
-pub extern "C" fn a2a_sink_status(sink: *const a2a_sink, state: u32, text: *const c_char, text_len: usize) -> a2a_result {
+pub extern "C" fn a2a_sink_status(
+    sink: *const a2a_sink,
+    state: crate::a2a_task_state_param,
+    text: *const c_char,
+    text_len: usize,
+) -> a2a_result {
     guard(|| {
         let s = sink_arg(sink)?;
         let message = crate::opt_str_arg(text, text_len, "text")?.map(|t| s.agent_text(t));
@@ -166,7 +221,12 @@ pub extern "C" fn a2a_sink_status(sink: *const a2a_sink, state: u32, text: *cons
 /// 0: none).
 /// Threads: any, several at once (`a2a_sink_free` last, once).
 #[no_mangle]
-pub extern "C" fn a2a_sink_status_json(sink: *const a2a_sink, state: u32, message_json: *const u8, message_json_len: usize) -> a2a_result {
+pub extern "C" fn a2a_sink_status_json(
+    sink: *const a2a_sink,
+    state: crate::a2a_task_state_param,
+    message_json: *const u8,
+    message_json_len: usize,
+) -> a2a_result {
     guard(|| {
         let s = sink_arg(sink)?;
         let m = if message_json_len == 0 { None } else { Some(message_arg(message_json, message_json_len, "message_json")?) };
@@ -300,6 +360,7 @@ pub extern "C" fn a2a_sink_free(sink: *mut a2a_sink) {
 pub struct a2a_server {
     inner: Option<RunningServer>,
     url: String,
+    workers: Option<Arc<crate::workers::Workers>>,
 }
 
 /// Server settings beyond the card and the agent, for `a2a_server_start_with` (a handle, so
@@ -309,6 +370,48 @@ pub struct a2a_server {
 #[derive(Default)]
 pub struct a2a_server_config {
     ready: a2a_wire_smol::ready::ReadyOptions,
+    workers: usize,
+    authenticate: Option<crate::auth::Authenticate>,
+}
+
+/// Runs the agent's callbacks on `workers` threads of the server's own (1 to 1024) instead
+/// of the thread that serves every connection: a callback may then block without stalling
+/// any other task (see `a2a_start_callback`). 0 (the default): callbacks on that thread,
+/// which must return at once.
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_workers(config: *mut a2a_server_config, workers: usize) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        if workers > 1024 {
+            return Err(invalid(format!("`workers` {workers}: at most 1024")));
+        }
+        c.workers = workers;
+        Ok(())
+    })
+}
+
+/// Judges every call with `callback` (see `a2a_authenticate_callback`: it reads the whole
+/// request, every header and the peer, and answers with an `a2a_auth_verdict`), `userdata`
+/// passed to it; it must stay valid until `a2a_server_free` returns. A refusal is answered
+/// 401 with `WWW-Authenticate` (the card's schemes) or 403; each principal sees only the
+/// tasks and push configs it made. Give this or bearer tokens: `a2a_server_start_with`
+/// refuses both (`A2A_RESULT_INVALID_ARGUMENT`). NULL `callback` removes it.
+/// Threads: one at a time per config.
+#[no_mangle]
+pub extern "C" fn a2a_server_config_set_authenticate(
+    config: *mut a2a_server_config,
+    callback: crate::auth::a2a_authenticate_callback,
+    userdata: *mut c_void,
+) -> a2a_result {
+    guard(|| {
+        let c = crate::arg_mut(config, "config")?;
+        c.authenticate = match callback {
+            None => None,
+            Some(_) => Some(crate::auth::Authenticate::new(callback, userdata)?),
+        };
+        Ok(())
+    })
 }
 
 /// A config with the defaults (no authentication: every call is anonymous).
@@ -592,20 +695,29 @@ fn start_server(
     };
     // The card must name the port before the server binds it.
     sa = a2a_wire_smol::server::concrete_addr(sa).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot bind {sa}: {e}")))?;
-    let ready = settings.map(|s| s.ready.clone()).unwrap_or_default();
+    let mut ready = settings.map(|s| s.ready.clone()).unwrap_or_default();
+    ready.authenticate = settings.and_then(|s| s.authenticate).map(crate::auth::Authenticate::hook);
     let origin = ready.listening_origin(sa);
     let store = ready.open_store().map_err(|e| a2a_error::local(a2a_result::Io, e.to_string()))?;
     let config = ready.server_config(Some(card), sa).map_err(|e| match e {
         a2a_wire_smol::ready::ReadyError::Signature(m) => a2a_error::local(a2a_result::Signature, m),
+        a2a_wire_smol::ready::ReadyError::Auth => invalid("bearer tokens and an authenticate callback were both set: give one"),
         other => a2a_error::local(a2a_result::Card, other.to_string()),
     })?;
-    let kind = AgentKind::Callback(Arc::new(CAgent { agent }));
+    let workers = match settings.map_or(0, |s| s.workers) {
+        0 => None,
+        n => Some(crate::workers::Workers::new(n).map_err(|e| a2a_error::local(a2a_result::Io, format!("cannot start {n} workers: {e}")))?),
+    };
+    let kind = AgentKind::Callback(Arc::new(CAgent { agent, workers: workers.clone() }));
     let server = RunningServer::start(sa, config, kind, store).map_err(|e| {
+        if let Some(w) = &workers {
+            w.stop();
+        }
         // The service refuses a card it cannot serve (two bindings on one path, say) this way.
         let r = if e.kind() == std::io::ErrorKind::InvalidInput { a2a_result::Card } else { a2a_result::Io };
         a2a_error::local(r, format!("cannot serve on {sa}: {e}"))
     })?;
-    box_out(o, a2a_server { inner: Some(server), url: origin });
+    box_out(o, a2a_server { inner: Some(server), url: origin, workers });
     Ok(())
 }
 
@@ -625,7 +737,8 @@ pub extern "C" fn a2a_server_port(server: *const a2a_server) -> u16 {
 }
 
 /// Stops the server (open streams end with Unavailable, current runs get their cancel
-/// callback), waits until it has stopped, and frees it; NULL does nothing. Sinks the agent
+/// callback), waits until it has stopped (and its workers with the callbacks they had), and
+/// frees it; NULL does nothing. Sinks the agent
 /// still holds stay valid: their events are refused (Unavailable). Never call it from a
 /// callback.
 /// Threads: any, never from one of the agent's callbacks.
@@ -637,6 +750,11 @@ pub extern "C" fn a2a_server_free(server: *mut a2a_server) {
             let mut s = unsafe { Box::from_raw(server) };
             if let Some(r) = s.inner.take() {
                 r.stop();
+            }
+            // The callbacks already queued (the stop's cancels among them) still run; then
+            // the workers end, before `userdata` may go.
+            if let Some(w) = s.workers.take() {
+                w.stop();
             }
         }
     })

@@ -84,150 +84,11 @@ pub enum a2a_task_state {
     AuthRequired = 8,
 }
 
-/// One agent run: what the agent needs to know. Borrowed from the output (or sink) it
-/// came with.
-#[derive(Clone, Debug)]
-pub struct a2a_run {
-    pub(crate) id: u64,
-    pub(crate) task_id: String,
-    pub(crate) context_id: String,
-    pub(crate) message: v1::Message,
-    /// Encoded when first asked for (most agents read only the text).
-    message_json: std::sync::OnceLock<Vec<u8>>,
-    pub(crate) text: String,
-    pub(crate) principal: Option<String>,
-    pub(crate) follow_up: bool,
-    pub(crate) resumed: bool,
-    task: Option<v1::Task>,
-    task_json: std::sync::OnceLock<Vec<u8>>,
-}
-
-pub(crate) use a2a_wire_smol::agent::message_text as text_of;
-
-impl a2a_run {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        id: RunId,
-        task_id: &str,
-        context_id: &str,
-        message: &v1::Message,
-        principal: Option<&str>,
-        follow_up: bool,
-        resumed: bool,
-        task: Option<&v1::Task>,
-    ) -> a2a_run {
-        a2a_run {
-            id: id.0,
-            task_id: String::from(task_id),
-            context_id: String::from(context_id),
-            message: message.clone(),
-            message_json: std::sync::OnceLock::new(),
-            text: text_of(message),
-            principal: principal.map(String::from),
-            follow_up,
-            resumed,
-            task: task.cloned(),
-            task_json: std::sync::OnceLock::new(),
-        }
-    }
-
-    fn message_json(&self) -> &[u8] {
-        self.message_json.get_or_init(|| json::encode(&self.message).unwrap_or_default())
-    }
-
-    fn task_json(&self) -> Option<&[u8]> {
-        let t = self.task.as_ref()?;
-        Some(self.task_json.get_or_init(|| json::encode(t).unwrap_or_default()))
-    }
-}
-
-/// The run's id (names its events and its end).
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_id(run: *const a2a_run) -> u64 {
-    guard_value(0, || arg(run, "run").map_or(0, |r| r.id))
-}
-
-/// The id of the task the message belongs to. Borrowed from `run`.
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_task_id(run: *const a2a_run) -> a2a_str {
-    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.task_id.as_bytes())))
-}
-
-/// The context id. Borrowed from `run`.
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_context_id(run: *const a2a_run) -> a2a_str {
-    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.context_id.as_bytes())))
-}
-
-/// The user's message as canonical ProtoJSON (`lf.a2a.v1.Message`). Borrowed from `run`.
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_message_json(run: *const a2a_run) -> a2a_str {
-    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.message_json())))
-}
-
-/// The user's message, typed (borrowed from `run`; NULL for NULL).
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_message(run: *const a2a_run) -> *const crate::typed::a2a_message {
-    guard_value(core::ptr::null(), || arg(run, "run").map_or(core::ptr::null(), |r| crate::typed::a2a_message::of(&r.message)))
-}
-
-/// The text of the message's text parts, concatenated. Borrowed from `run`.
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_text(run: *const a2a_run) -> a2a_str {
-    guard_value(a2a_str::of(b""), || a2a_str::of(arg(run, "run").map_or(&b""[..], |r| r.text.as_bytes())))
-}
-
-/// The caller's principal (as the authentication step judged it) into `*principal_out`;
-/// `A2A_RESULT_NONE` for an anonymous caller.
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_principal(run: *const a2a_run, principal_out: *mut a2a_str) -> a2a_result {
-    guard(|| {
-        let r = arg(run, "run")?;
-        let o = out(principal_out, "principal_out")?;
-        let p = r.principal.as_ref().ok_or_else(|| a2a_error::local(a2a_result::None, String::from("anonymous caller")))?;
-        *o = a2a_str::of(p.as_bytes());
-        Ok(())
-    })
-}
-
-/// True when the message continues an existing task.
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_is_follow_up(run: *const a2a_run) -> bool {
-    guard_value(false, || arg(run, "run").is_ok_and(|r| r.follow_up))
-}
-
-/// True when the run resumes a task whose run was lost in a restart.
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_is_resumed(run: *const a2a_run) -> bool {
-    guard_value(false, || arg(run, "run").is_ok_and(|r| r.resumed))
-}
-
-/// The task as stored when the run started (ProtoJSON `lf.a2a.v1.Task`) into
-/// `*task_out`; `A2A_RESULT_NONE` for a task the run will create.
-/// Threads: any, while the run's output or sink lives.
-#[no_mangle]
-pub extern "C" fn a2a_run_task_json(run: *const a2a_run, task_out: *mut a2a_str) -> a2a_result {
-    guard(|| {
-        let r = arg(run, "run")?;
-        let o = out(task_out, "task_out")?;
-        let t = r.task_json().ok_or_else(|| a2a_error::local(a2a_result::None, String::from("a new task")))?;
-        *o = a2a_str::of(t);
-        Ok(())
-    })
-}
+pub use crate::run::a2a_run;
 
 // ---------------------------------------------------------------- agent events from C
 
-pub(crate) fn state_arg(state: u32) -> Result<v1::TaskState, a2a_error> {
+pub(crate) fn state_arg(state: crate::a2a_task_state_param) -> Result<v1::TaskState, a2a_error> {
     i32::try_from(state)
         .ok()
         .and_then(|s| v1::TaskState::try_from(s).ok())
@@ -239,7 +100,7 @@ pub(crate) fn message_arg(p: *const u8, len: usize, name: &str) -> Result<v1::Me
     json::decode::<v1::Message>(bytes_arg(p, len, name)?).map_err(|e| a2a_error::decode(&e))
 }
 
-pub(crate) fn status_event(state: u32, message: Option<v1::Message>) -> Result<AgentEvent, a2a_error> {
+pub(crate) fn status_event(state: crate::a2a_task_state_param, message: Option<v1::Message>) -> Result<AgentEvent, a2a_error> {
     Ok(AgentEvent::status(v1::TaskStatus { state: state_arg(state)? as i32, message, timestamp: None }))
 }
 
@@ -543,7 +404,7 @@ pub extern "C" fn a2a_service_handle_authenticated(
     call: u64,
     principal: *const c_char,
     principal_len: usize,
-    refuse_kind: u32,
+    refuse_kind: crate::a2a_error_kind_param,
     message: *const c_char,
     message_len: usize,
     now_ms: i64,
@@ -584,7 +445,7 @@ fn agent_event(service: *mut a2a_service, run: u64, now_ms: i64, event: impl FnO
 pub extern "C" fn a2a_service_agent_status(
     service: *mut a2a_service,
     run: u64,
-    state: u32,
+    state: crate::a2a_task_state_param,
     message_json: *const u8,
     message_json_len: usize,
     now_ms: i64,
@@ -646,7 +507,7 @@ fn text_part(text: &str) -> v1::Part {
 pub extern "C" fn a2a_service_agent_status_text(
     service: *mut a2a_service,
     run: u64,
-    state: u32,
+    state: crate::a2a_task_state_param,
     text: *const c_char,
     text_len: usize,
     now_ms: i64,
@@ -871,16 +732,17 @@ impl a2a_output {
         let run = match &inner {
             Output::StartRun(r) => {
                 let e = &r.execution;
-                Some(a2a_run::new(
-                    e.id,
-                    &e.task_id,
-                    &e.context_id,
-                    &e.message,
-                    e.context.principal.as_deref(),
-                    e.follow_up,
-                    e.resumed,
-                    r.task.as_ref(),
-                ))
+                let extra = crate::run::RunExtra {
+                    principal: e.context.principal.as_deref(),
+                    extensions: &e.context.extensions,
+                    follow_up: e.follow_up,
+                    resumed: e.resumed,
+                    task: r.task.as_ref(),
+                    tenant: &e.tenant,
+                    metadata: e.metadata.as_ref(),
+                    configuration: e.configuration.as_ref(),
+                };
+                Some(a2a_run::new(e.id, &e.task_id, &e.context_id, &e.message, extra))
             }
             _ => None,
         };

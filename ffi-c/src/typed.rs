@@ -85,7 +85,7 @@ castable!(
     a2a_reply => v1::SendMessageResponse,
 );
 
-fn decode<T: Message>(format: u32, input: *const u8, input_len: usize) -> Result<T, a2a_error> {
+fn decode<T: Message>(format: crate::a2a_format_param, input: *const u8, input_len: usize) -> Result<T, a2a_error> {
     let b = bytes_arg(input, input_len, "input")?;
     match format {
         1 => json::decode(b),
@@ -95,7 +95,7 @@ fn decode<T: Message>(format: u32, input: *const u8, input_len: usize) -> Result
     .map_err(|e| a2a_error::decode(&e))
 }
 
-fn encode<T: Message>(v: &T, format: u32) -> Result<Vec<u8>, a2a_error> {
+fn encode<T: Message>(v: &T, format: crate::a2a_format_param) -> Result<Vec<u8>, a2a_error> {
     match format {
         1 => json::encode(v).map_err(|e| a2a_error::local(a2a_result::Encode, e.to_string())),
         2 => Ok(protobuf::encode(v)),
@@ -132,7 +132,12 @@ fn state_of(status: Option<&v1::TaskStatus>) -> a2a_task_state {
 /// `*task_out`; free it with `a2a_task_free`.
 /// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
-pub extern "C" fn a2a_task_decode(format: u32, input: *const u8, input_len: usize, task_out: *mut *mut a2a_task) -> a2a_result {
+pub extern "C" fn a2a_task_decode(
+    format: crate::a2a_format_param,
+    input: *const u8,
+    input_len: usize,
+    task_out: *mut *mut a2a_task,
+) -> a2a_result {
     guard(|| {
         let o = out(task_out, "task_out")?;
         *o = a2a_task::boxed(decode(format, input, input_len)?);
@@ -143,7 +148,7 @@ pub extern "C" fn a2a_task_decode(format: u32, input: *const u8, input_len: usiz
 /// Encodes a task in `format` into `*bytes_out` (ProtoJSON is canonical).
 /// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
-pub extern "C" fn a2a_task_encode(task: *const a2a_task, format: u32, bytes_out: *mut *mut a2a_bytes) -> a2a_result {
+pub extern "C" fn a2a_task_encode(task: *const a2a_task, format: crate::a2a_format_param, bytes_out: *mut *mut a2a_bytes) -> a2a_result {
     guard(|| {
         let t = a2a_task::get(task, "task")?;
         let o = out(bytes_out, "bytes_out")?;
@@ -231,7 +236,12 @@ pub extern "C" fn a2a_task_free(task: *mut a2a_task) {
 /// Decodes (and validates) a Message into `*message_out`; free it with `a2a_message_free`.
 /// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
-pub extern "C" fn a2a_message_decode(format: u32, input: *const u8, input_len: usize, message_out: *mut *mut a2a_message) -> a2a_result {
+pub extern "C" fn a2a_message_decode(
+    format: crate::a2a_format_param,
+    input: *const u8,
+    input_len: usize,
+    message_out: *mut *mut a2a_message,
+) -> a2a_result {
     guard(|| {
         let o = out(message_out, "message_out")?;
         *o = a2a_message::boxed(decode(format, input, input_len)?);
@@ -242,7 +252,11 @@ pub extern "C" fn a2a_message_decode(format: u32, input: *const u8, input_len: u
 /// Encodes a message in `format` into `*bytes_out`.
 /// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
-pub extern "C" fn a2a_message_encode(message: *const a2a_message, format: u32, bytes_out: *mut *mut a2a_bytes) -> a2a_result {
+pub extern "C" fn a2a_message_encode(
+    message: *const a2a_message,
+    format: crate::a2a_format_param,
+    bytes_out: *mut *mut a2a_bytes,
+) -> a2a_result {
     guard(|| {
         let m = a2a_message::get(message, "message")?;
         let o = out(bytes_out, "bytes_out")?;
@@ -460,7 +474,12 @@ pub enum a2a_event_kind {
 /// Decodes (and validates) a stream event into `*event_out`; free it with `a2a_event_free`.
 /// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
-pub extern "C" fn a2a_event_decode(format: u32, input: *const u8, input_len: usize, event_out: *mut *mut a2a_event) -> a2a_result {
+pub extern "C" fn a2a_event_decode(
+    format: crate::a2a_format_param,
+    input: *const u8,
+    input_len: usize,
+    event_out: *mut *mut a2a_event,
+) -> a2a_result {
     guard(|| {
         let o = out(event_out, "event_out")?;
         *o = a2a_event::boxed(decode(format, input, input_len)?);
@@ -583,7 +602,12 @@ pub extern "C" fn a2a_event_free(event: *mut a2a_event) {
 /// `a2a_reply_free`.
 /// Threads: any (plain data); views are valid while their handle lives.
 #[no_mangle]
-pub extern "C" fn a2a_reply_decode(format: u32, input: *const u8, input_len: usize, reply_out: *mut *mut a2a_reply) -> a2a_result {
+pub extern "C" fn a2a_reply_decode(
+    format: crate::a2a_format_param,
+    input: *const u8,
+    input_len: usize,
+    reply_out: *mut *mut a2a_reply,
+) -> a2a_result {
     guard(|| {
         let o = out(reply_out, "reply_out")?;
         *o = a2a_reply::boxed(decode(format, input, input_len)?);

@@ -33,7 +33,7 @@ STATIC="-L$PREFIX/lib -Wl,-Bstatic -la2a_wire -Wl,-Bdynamic -lpthread -ldl -lm"
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 VALGRIND="valgrind -q --num-callers=40 --suppressions=$ROOT/ffi-c/tests/valgrind.supp --leak-check=full --error-exitcode=9 --errors-for-leak-kinds=definite,indirect,possible"
 T="timeout 600"
-TESTS=${C_TESTS:-"api loopback vectors receiver framing"}
+TESTS=${C_TESTS:-"api loopback vectors receiver framing sdk_api"}
 run() { # name, command...
   name=$1; shift
   printf '%s: ' "$name"
