@@ -699,7 +699,7 @@ fn start_server(
     ready.authenticate = settings.and_then(|s| s.authenticate).map(crate::auth::Authenticate::hook);
     let origin = ready.listening_origin(sa);
     let store = ready.open_store().map_err(|e| a2a_error::local(a2a_result::Io, e.to_string()))?;
-    let config = ready.server_config(Some(card), sa).map_err(|e| match e {
+    let config = ready.server_config(card, sa).map_err(|e| match e {
         a2a_wire_smol::ready::ReadyError::Signature(m) => a2a_error::local(a2a_result::Signature, m),
         a2a_wire_smol::ready::ReadyError::Auth => invalid("bearer tokens and an authenticate callback were both set: give one"),
         other => a2a_error::local(a2a_result::Card, other.to_string()),

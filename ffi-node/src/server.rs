@@ -291,7 +291,7 @@ impl ReadyServer {
                 .map_err(|e| errors::throw(serde_json::json!({"class": "TLSError", "message": e.to_string()})))?;
             ready.tls = Some(tls);
         }
-        let card = Some(card_arg(&card, None)?);
+        let card = card_arg(&card, None)?;
         ready.extended_card = options.extended_card.as_deref().map(|c| card_arg(c, Some("extendedCard"))).transpose()?;
         for (principal, text) in options.extended_cards.unwrap_or_default() {
             let c = card_arg(&text, Some(&extended_at(&principal)))?;

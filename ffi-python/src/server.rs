@@ -190,8 +190,8 @@ pub(crate) fn file_bytes(name: &str) -> PyResult<a2a::server::FileBytes> {
 
 #[pymethods]
 impl ReadyServer {
-    /// Binds `host:port` (port 0: a free one) and serves `card` (None or a card without
-    /// interfaces: the standard six). With `bearer_tokens` (token to principal) every call
+    /// Binds `host:port` (port 0: a free one) and serves `card` (a card without interfaces:
+    /// the standard six). With `bearer_tokens` (token to principal) every call
     /// needs `Authorization: Bearer TOKEN` and each principal sees only its own tasks;
     /// `extended_card` is what every authenticated caller gets from `GetExtendedAgentCard`,
     /// `extended_cards` (principal to card) what one principal gets instead. With
@@ -204,7 +204,7 @@ impl ReadyServer {
     /// `ReadyOptions`' one order. Returns once the server listens.
     #[new]
     #[pyo3(signature = (
-        host, port, card = None, bearer_tokens = None, tls = None, *, extended_card = None, extended_cards = None,
+        host, port, card, bearer_tokens = None, tls = None, *, extended_card = None, extended_cards = None,
         signing_key = None, card_jku = None, allow_webhooks = Vec::new(), allow_private_webhooks = false, webhook_ca_file = None,
         v03_file_bytes = "base64", store = None, cache_bytes = None, retain_ms = None, public_url = None, authenticate = false,
         cancel_grace_ms = None
@@ -214,7 +214,7 @@ impl ReadyServer {
         py: Python<'_>,
         host: &str,
         port: u16,
-        card: Option<PyRef<'_, PyAgentCard>>,
+        card: PyRef<'_, PyAgentCard>,
         bearer_tokens: Option<std::collections::BTreeMap<String, String>>,
         tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
         extended_card: Option<PyRef<'_, PyAgentCard>>,
@@ -280,7 +280,7 @@ impl ReadyServer {
         let addr = a2a_wire_smol::server::concrete_addr(wanted).map_err(|e| PyOSError::new_err(format!("cannot bind {wanted}: {e}")))?;
         let origin = options.listening_origin(addr);
         let store = options.open_store().map_err(|e| PyOSError::new_err(e.to_string()))?;
-        let config = options.server_config(card.map(|c| c.0.clone()), addr).map_err(|e| ready_error(py, e))?;
+        let config = options.server_config(card.0.clone(), addr).map_err(|e| ready_error(py, e))?;
         let card = config.card.clone();
         let kind = AgentKind::Callback(Arc::new(PyAgent { handoff: handoff.clone() }));
         let server = py

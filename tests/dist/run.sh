@@ -35,7 +35,7 @@ async def echo(ctx, events):
     events.complete()
 
 async def main():
-    card = a.AgentCard(name="dist", description="d", version="1", default_input_modes=["text/plain"], default_output_modes=["text/plain"])
+    card = a.AgentCard(name="dist", description="d", version="1", capabilities=a.AgentCapabilities(), default_input_modes=["text/plain"], default_output_modes=["text/plain"])
     async with AgentServer(echo, card=card) as s, Client.connect(s.url) as c:
         t = await c.send_message("from the wheel")
         assert t.status.state is a.TaskState.COMPLETED and t.artifacts[0].parts[0].text == "from the wheel", t
@@ -56,7 +56,7 @@ npm install $NPM_Q "$BIN" "$MAIN"
 test -f node_modules/a2a-wire-linux-x64-gnu/a2a-wire.linux-x64-gnu.node
 cat > check.mjs <<'JS'
 import { A2AClient, serve } from "a2a-wire";
-const card = { name: "dist", description: "d", version: "1", defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"] };
+const card = { name: "dist", description: "d", version: "1", capabilities: {}, defaultInputModes: ["text/plain"], defaultOutputModes: ["text/plain"] };
 const server = await serve((ctx, events) => { events.artifact(ctx.text, { lastChunk: true }); events.complete(); }, { card });
 const client = await A2AClient.connect(server.url);
 const { task } = await client.sendMessage("from npm");

@@ -158,12 +158,12 @@ impl ReadyOptions {
         }
     }
 
-    /// The server config for `card` (None: the demo card) served at `addr` (a concrete
+    /// The server config for `card` (required in every binding: a card says who the agent
+    /// is; one without interfaces gets the standard six) served at `addr` (a concrete
     /// address: see [`crate::server::concrete_addr`]), in the order the module documentation
     /// gives. The log is silent (the bindings report through their own languages).
-    pub fn server_config(self, card: Option<v1::AgentCard>, addr: SocketAddr) -> Result<ServerConfig, ReadyError> {
+    pub fn server_config(self, mut card: v1::AgentCard, addr: SocketAddr) -> Result<ServerConfig, ReadyError> {
         let origin = self.origin(addr);
-        let mut card = card.unwrap_or_else(|| crate::demo::card_at(&origin));
         if self.extended_card.is_some() || !self.extended_cards.is_empty() {
             card.capabilities.get_or_insert_with(Default::default).extended_agent_card = Some(true);
         }
@@ -251,7 +251,7 @@ mod tests {
             ..ReadyOptions::default()
         };
         options.extended_cards.insert("alice".into(), named("Alice's"));
-        let config = options.server_config(Some(named("Public")), addr())?;
+        let config = options.server_config(named("Public"), addr())?;
         let keys = crate::signing::CardKeySet::default().with_key(&key);
         let ext = config.extended_card.as_ref().ok_or("an extended card")?;
         let alice = config.extended_cards.get("alice").ok_or("alice's card")?;
@@ -269,12 +269,12 @@ mod tests {
 
     #[test]
     fn tls_publishes_https_and_bad_cards_and_entries_are_named() -> Result<(), Box<dyn std::error::Error>> {
-        let config = ReadyOptions::default().server_config(None, addr())?;
+        let config = ReadyOptions::default().server_config(named("x"), addr())?;
         assert_eq!(config.card.supported_interfaces[0].url, "http://127.0.0.1:4321/a2a/jsonrpc");
         // A card without its REQUIRED description is refused, and the message says which card.
         let mut options = ReadyOptions::default();
         options.extended_cards.insert("bob".into(), v1::AgentCard { description: String::new(), ..named("x") });
-        let Err(e @ ReadyError::Card { .. }) = options.server_config(None, addr()) else {
+        let Err(e @ ReadyError::Card { .. }) = options.server_config(named("x"), addr()) else {
             return Err("a bad extended card was served".into());
         };
         assert!(

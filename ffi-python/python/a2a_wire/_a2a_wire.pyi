@@ -77,7 +77,7 @@ class Run:
 @final
 class ReadyServer:
     def __new__(
-        cls, host: str, port: int, card: AgentCard | None = None, bearer_tokens: dict[str, str] | None = None,
+        cls, host: str, port: int, card: AgentCard, bearer_tokens: dict[str, str] | None = None,
         tls: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None, *,
         extended_card: AgentCard | None = None, extended_cards: Mapping[str, AgentCard] | None = None,
         signing_key: SigningKey | None = None, card_jku: str | None = None, allow_webhooks: list[str] = ...,
