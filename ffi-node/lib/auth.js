@@ -53,6 +53,24 @@ class AuthRequest {
   }
 }
 
+// A hook written for the first API read headers as a plain object (`req.headers.authorization`,
+// `req.headers["x-api-key"]`): on a Headers that is silently undefined, and the call would be
+// refused for no visible reason. Those reads throw instead, naming the replacement: a getter
+// (not enumerable, so iteration, spreading and logging are unchanged) for `authorization`,
+// `cookie` and every header name the request carries.
+const HEADERS_MEMBERS = new Set(Object.getOwnPropertyNames(Headers.prototype));
+function guardOldReads(h, names) {
+  for (const name of names) {
+    if (HEADERS_MEMBERS.has(name) || Object.prototype.hasOwnProperty.call(h, name)) continue;
+    Object.defineProperty(h, name, {
+      enumerable: false,
+      get() {
+        throw new TypeError(`req.headers is a Headers: read it with req.headers.get(${JSON.stringify(name)})`);
+      },
+    });
+  }
+}
+
 /** `[name, value, name, value, ...]` as a Headers (names may repeat). */
 function headersOf(flat) {
   const h = new Headers();
@@ -63,6 +81,7 @@ function headersOf(flat) {
       // A value Headers refuses (it is stricter than HTTP/1.1) is left out.
     }
   }
+  guardOldReads(h, ["authorization", "cookie", ...h.keys()]);
   return h;
 }
 

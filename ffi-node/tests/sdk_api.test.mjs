@@ -64,6 +64,9 @@ for (const [host, make] of Object.entries(HOSTS)) {
       assert.ok(req.headers instanceof Headers);
       assert.equal(req.headers.get("X-TRACE"), "abc");
       assert.equal(req.headers.get("content-type"), "application/json");
+      // The first API's plain-object reads fail loudly, naming the replacement.
+      assert.throws(() => req.headers.authorization, /req\.headers\.get\("authorization"\)/);
+      assert.throws(() => req.headers["x-trace"], /req\.headers\.get\("x-trace"\)/);
       assert.equal(req.peer?.address, "127.0.0.1");
       if (host === "node") assert.ok(req.request instanceof http.IncomingMessage);
       else assert.equal(req.request, null);
