@@ -216,23 +216,25 @@ pub extern "C" fn a2a_run_extension(run: *const a2a_run, index: usize) -> a2a_st
     })
 }
 
+/// The `a2a_task_state` names, by number.
+const TASK_STATE_NAMES: [&core::ffi::CStr; 9] = [
+    c"TASK_STATE_UNSPECIFIED",
+    c"TASK_STATE_SUBMITTED",
+    c"TASK_STATE_WORKING",
+    c"TASK_STATE_COMPLETED",
+    c"TASK_STATE_FAILED",
+    c"TASK_STATE_CANCELED",
+    c"TASK_STATE_INPUT_REQUIRED",
+    c"TASK_STATE_REJECTED",
+    c"TASK_STATE_AUTH_REQUIRED",
+];
+
 /// The proto name of task state `state` (`"TASK_STATE_COMPLETED"`), NUL-terminated and
 /// static; `""` for a value that is not an `a2a_task_state`.
 /// Threads: any.
 #[no_mangle]
 pub extern "C" fn a2a_task_state_name(state: crate::a2a_task_state_param) -> *const core::ffi::c_char {
-    const N: [&core::ffi::CStr; 9] = [
-        c"TASK_STATE_UNSPECIFIED",
-        c"TASK_STATE_SUBMITTED",
-        c"TASK_STATE_WORKING",
-        c"TASK_STATE_COMPLETED",
-        c"TASK_STATE_FAILED",
-        c"TASK_STATE_CANCELED",
-        c"TASK_STATE_INPUT_REQUIRED",
-        c"TASK_STATE_REJECTED",
-        c"TASK_STATE_AUTH_REQUIRED",
-    ];
-    guard_value(c"".as_ptr(), || usize::try_from(state).ok().and_then(|i| N.get(i)).map_or(c"".as_ptr(), |n| n.as_ptr()))
+    guard_value(c"".as_ptr(), || usize::try_from(state).ok().and_then(|i| TASK_STATE_NAMES.get(i)).map_or(c"".as_ptr(), |n| n.as_ptr()))
 }
 
 #[cfg(test)]
