@@ -8,10 +8,10 @@ export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit pg-test pg-replicas tokio-check axum-test oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
 	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
-	node-build node-model node-check node-pack node-test bench-node bench-pg dist dist-test porting-test
+	node-build node-model node-check node-pack node-test bench-node bench-pg dist dist-test porting-test uniffi-gen uniffi-check kotlin-test
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
-TEST_STEPS := deps fmt-check unit pg-test tokio-check axum-test oracle c-test py-test interop pg-replicas node-test porting-test dist-test nostd bench-build fuzz-smoke
+TEST_STEPS := deps fmt-check unit pg-test tokio-check axum-test oracle c-test py-test interop pg-replicas node-test kotlin-test porting-test dist-test nostd bench-build fuzz-smoke
 # One throwaway PostgreSQL cluster serves every step (A2A_PG_URL; A2A_PG_REQUIRED makes a
 # test that needs it fail instead of skipping); it is stopped however the run ends.
 test:
@@ -38,6 +38,7 @@ deps:
 	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
 	@cbindgen --version 2>/dev/null | grep -qx "cbindgen $(CBINDGEN_VERSION)" || $(CARGO) install cbindgen --version $(CBINDGEN_VERSION) --locked
 	@dpkg -s $(C_DEBS) >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq $(C_DEBS))
+	@command -v mvn >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq maven)
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -221,6 +222,18 @@ c-header:
 	ffi-c/gen-header.sh
 c-header-check:
 	ffi-c/gen-header.sh --check
+
+# Kotlin and Swift through uniffi (ffi-uniffi/): the sources uniffi-bindgen generates from the
+# built library are committed; uniffi-check fails when they drift and compiles the C header
+# the Swift module needs. kotlin-test runs the Kotlin tests under Maven (Kotlin, JNA,
+# coroutines and JUnit from Maven Central) on the library that check built.
+uniffi-gen:
+	ffi-uniffi/gen.sh
+uniffi-check:
+	ffi-uniffi/gen.sh --check
+kotlin-test: uniffi-check
+	cd ffi-uniffi/kotlin && mvn -q -B test -Da2a.native.dir=$(CURDIR)/target/debug
+	@grep -h "Tests run" target/kotlin/surefire-reports/*.txt
 
 install: c-lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire
