@@ -226,12 +226,14 @@ c-header-check:
 # Kotlin and Swift through uniffi (ffi-uniffi/): the sources uniffi-bindgen generates from the
 # built library are committed; uniffi-check fails when they drift and compiles the C header
 # the Swift module needs. kotlin-test runs the Kotlin tests under Maven (Kotlin, JNA,
-# coroutines and JUnit from Maven Central) on the library that check built.
+# coroutines and JUnit from Maven Central) on the library that check built: the vectors
+# through the model, and the client against `a2a-wire serve` on 127.0.0.1.
 uniffi-gen:
 	ffi-uniffi/gen.sh
 uniffi-check:
 	ffi-uniffi/gen.sh --check
 kotlin-test: uniffi-check
+	$(BINS)
 	cd ffi-uniffi/kotlin && mvn -q -B test -Da2a.native.dir=$(CURDIR)/target/debug
 	@grep -h "Tests run" target/kotlin/surefire-reports/*.txt
 

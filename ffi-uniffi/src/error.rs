@@ -78,6 +78,23 @@ macro_rules! a2a_exception {
             Protobuf { description: String, field: String },
             /// A value its wire format cannot carry (a time outside years 1-9999, a NaN).
             Encode { description: String, field: String },
+            /// The peer answered with an error that has no A2A meaning (a proxy's bare 404):
+            /// `status` is the HTTP status or gRPC code.
+            NotA2a { description: String, status: i32 },
+            /// The peer's answer does not follow the protocol.
+            Protocol { description: String },
+            /// The request cannot be expressed on the interface in use (ListTasks in v0.3).
+            Local { description: String },
+            /// The connection could not be opened or broke, or carried malformed HTTP.
+            Transport { description: String },
+            /// A time limit passed: connecting, the whole call, or between two stream events.
+            Timeout { description: String },
+            /// TLS failed (an untrusted certificate, a broken handshake, unusable settings).
+            Tls { description: String },
+            /// The Agent Card is invalid or offers nothing this client speaks.
+            Card { description: String },
+            /// The Agent Card's signature does not verify, or a required one is missing.
+            Signature { description: String },
         }
 
         impl A2aError {
@@ -95,7 +112,15 @@ macro_rules! a2a_exception {
                     | A2aError::InvalidValue { description, .. }
                     | A2aError::MissingRequired { description, .. }
                     | A2aError::Protobuf { description, .. }
-                    | A2aError::Encode { description, .. } => description,
+                    | A2aError::Encode { description, .. }
+                    | A2aError::NotA2a { description, .. }
+                    | A2aError::Protocol { description }
+                    | A2aError::Local { description }
+                    | A2aError::Transport { description }
+                    | A2aError::Timeout { description }
+                    | A2aError::Tls { description }
+                    | A2aError::Card { description }
+                    | A2aError::Signature { description } => description,
                 }
             }
         }
@@ -182,6 +207,26 @@ impl From<&CoreError> for A2aError {
             e.metadata().iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             violations_of(e.violations()),
         )
+    }
+}
+
+impl From<&a2a_wire_smol::Error> for A2aError {
+    fn from(e: &a2a_wire_smol::Error) -> Self {
+        use a2a::error::{ClientError, Received};
+        use a2a_wire_smol::Error as E;
+        let description = e.to_string();
+        match e {
+            E::A2a(ClientError::Remote(Received::A2a(err))) => A2aError::from(err),
+            E::A2a(ClientError::Remote(Received::NotA2a { status, .. })) => A2aError::NotA2a { description, status: *status },
+            E::A2a(ClientError::Local(_)) => A2aError::Local { description },
+            E::A2a(_) => A2aError::Protocol { description },
+            E::Timeout { .. } => A2aError::Timeout { description },
+            E::Url(_) => A2aError::invalid_value("url".into(), &description),
+            E::Card(_) => A2aError::Card { description },
+            E::Tls(_) => A2aError::Tls { description },
+            E::Signature(_) => A2aError::Signature { description },
+            _ => A2aError::Transport { description },
+        }
     }
 }
 

@@ -13,6 +13,7 @@
 
 uniffi::setup_scaffolding!("a2a_wire");
 
+pub mod client;
 pub mod error;
 pub mod model;
 mod rt;

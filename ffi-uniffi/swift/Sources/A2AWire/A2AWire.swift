@@ -641,6 +641,646 @@ fileprivate struct FfiConverterTimestamp: FfiConverterRustBuffer {
     }
 }
 
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDuration: FfiConverterRustBuffer {
+    typealias SwiftType = TimeInterval
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TimeInterval {
+        let seconds: UInt64 = try readInt(&buf)
+        let nanoseconds: UInt32 = try readInt(&buf)
+        return Double(seconds) + (Double(nanoseconds) / 1.0e9)
+    }
+
+    public static func write(_ value: TimeInterval, into buf: inout [UInt8]) {
+        if value.rounded(.down) > Double(Int64.max) {
+            fatalError("Duration overflow, exceeds max bounds supported by Uniffi")
+        }
+
+        if value < 0 {
+            fatalError("Invalid duration, must be non-negative")
+        }
+
+        let seconds = UInt64(value)
+        let nanoseconds = UInt32((value - Double(seconds)) * 1.0e9)
+        writeInt(&buf, seconds)
+        writeInt(&buf, nanoseconds)
+    }
+}
+
+
+
+
+/**
+ * An A2A client bound to one interface of one agent, picked from its card. One value
+ * serves many calls at once, from any coroutine or thread.
+ */
+public protocol A2aClientProtocol: AnyObject, Sendable {
+    
+    /**
+     * `CancelTask`.
+     */
+    func cancelTask(request: CancelTaskRequest) async throws  -> Task
+    
+    /**
+     * The agent's card, as fetched.
+     */
+    func card()  -> AgentCard
+    
+    /**
+     * `CreateTaskPushNotificationConfig`.
+     */
+    func createPushConfig(config: TaskPushNotificationConfig) async throws  -> TaskPushNotificationConfig
+    
+    /**
+     * `DeleteTaskPushNotificationConfig`.
+     */
+    func deletePushConfig(request: DeleteTaskPushNotificationConfigRequest) async throws 
+    
+    /**
+     * `GetExtendedAgentCard`.
+     */
+    func getExtendedAgentCard() async throws  -> AgentCard
+    
+    /**
+     * `GetTaskPushNotificationConfig`.
+     */
+    func getPushConfig(request: GetTaskPushNotificationConfigRequest) async throws  -> TaskPushNotificationConfig
+    
+    /**
+     * `GetTask`.
+     */
+    func getTask(request: GetTaskRequest) async throws  -> Task
+    
+    /**
+     * The interface in use: its URL, binding and protocol version.
+     */
+    func interface()  -> AgentInterface
+    
+    /**
+     * `ListTaskPushNotificationConfigs`.
+     */
+    func listPushConfigs(request: ListTaskPushNotificationConfigsRequest) async throws  -> ListTaskPushNotificationConfigsResponse
+    
+    /**
+     * `ListTasks`.
+     */
+    func listTasks(request: ListTasksRequest) async throws  -> ListTasksResponse
+    
+    /**
+     * `SendMessage`: the task it started or continued, or the agent's direct message.
+     */
+    func sendMessage(request: SendMessageRequest) async throws  -> SendMessageResponse
+    
+    /**
+     * `SendStreamingMessage`: the task's events as they happen.
+     */
+    func sendStreamingMessage(request: SendMessageRequest) async throws  -> TaskStream
+    
+    /**
+     * `SubscribeToTask`: the events of a task that is still running.
+     */
+    func subscribeToTask(request: SubscribeToTaskRequest) async throws  -> TaskStream
+    
+}
+/**
+ * An A2A client bound to one interface of one agent, picked from its card. One value
+ * serves many calls at once, from any coroutine or thread.
+ */
+open class A2aClient: A2aClientProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_wire_uniffi_fn_clone_a2aclient(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_wire_uniffi_fn_free_a2aclient(handle, $0) }
+    }
+
+    
+    /**
+     * Fetches the agent's card from `url` (its base URL or the card's URL) and picks the
+     * first interface whose binding and version the config allows.
+     */
+public static func connect(url: String, config: ClientConfig)async throws  -> A2aClient  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_constructor_a2aclient_connect(FfiConverterString.lower(url),FfiConverterTypeClientConfig_lower(config)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeA2aClient_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+
+    
+    /**
+     * `CancelTask`.
+     */
+open func cancelTask(request: CancelTaskRequest)async throws  -> Task  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_cancel_task(
+                        self.uniffiCloneHandle(),FfiConverterTypeCancelTaskRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeTask_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * The agent's card, as fetched.
+     */
+open func card() -> AgentCard  {
+    return try!  FfiConverterTypeAgentCard_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_a2aclient_card(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `CreateTaskPushNotificationConfig`.
+     */
+open func createPushConfig(config: TaskPushNotificationConfig)async throws  -> TaskPushNotificationConfig  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_create_push_config(
+                        self.uniffiCloneHandle(),FfiConverterTypeTaskPushNotificationConfig_lower(config)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeTaskPushNotificationConfig_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * `DeleteTaskPushNotificationConfig`.
+     */
+open func deletePushConfig(request: DeleteTaskPushNotificationConfigRequest)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_delete_push_config(
+                        self.uniffiCloneHandle(),FfiConverterTypeDeleteTaskPushNotificationConfigRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_void,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_void,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * `GetExtendedAgentCard`.
+     */
+open func getExtendedAgentCard()async throws  -> AgentCard  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_get_extended_agent_card(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeAgentCard_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * `GetTaskPushNotificationConfig`.
+     */
+open func getPushConfig(request: GetTaskPushNotificationConfigRequest)async throws  -> TaskPushNotificationConfig  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_get_push_config(
+                        self.uniffiCloneHandle(),FfiConverterTypeGetTaskPushNotificationConfigRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeTaskPushNotificationConfig_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * `GetTask`.
+     */
+open func getTask(request: GetTaskRequest)async throws  -> Task  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_get_task(
+                        self.uniffiCloneHandle(),FfiConverterTypeGetTaskRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeTask_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * The interface in use: its URL, binding and protocol version.
+     */
+open func interface() -> AgentInterface  {
+    return try!  FfiConverterTypeAgentInterface_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_a2aclient_interface(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `ListTaskPushNotificationConfigs`.
+     */
+open func listPushConfigs(request: ListTaskPushNotificationConfigsRequest)async throws  -> ListTaskPushNotificationConfigsResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_list_push_configs(
+                        self.uniffiCloneHandle(),FfiConverterTypeListTaskPushNotificationConfigsRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeListTaskPushNotificationConfigsResponse_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * `ListTasks`.
+     */
+open func listTasks(request: ListTasksRequest)async throws  -> ListTasksResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_list_tasks(
+                        self.uniffiCloneHandle(),FfiConverterTypeListTasksRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeListTasksResponse_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * `SendMessage`: the task it started or continued, or the agent's direct message.
+     */
+open func sendMessage(request: SendMessageRequest)async throws  -> SendMessageResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_send_message(
+                        self.uniffiCloneHandle(),FfiConverterTypeSendMessageRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeSendMessageResponse_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * `SendStreamingMessage`: the task's events as they happen.
+     */
+open func sendStreamingMessage(request: SendMessageRequest)async throws  -> TaskStream  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_send_streaming_message(
+                        self.uniffiCloneHandle(),FfiConverterTypeSendMessageRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeTaskStream_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
+     * `SubscribeToTask`: the events of a task that is still running.
+     */
+open func subscribeToTask(request: SubscribeToTaskRequest)async throws  -> TaskStream  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_a2aclient_subscribe_to_task(
+                        self.uniffiCloneHandle(),FfiConverterTypeSubscribeToTaskRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_u64,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_u64,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeTaskStream_lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeA2aClient: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = A2aClient
+
+    public static func lift(_ handle: UInt64) throws -> A2aClient {
+        return A2aClient(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: A2aClient) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> A2aClient {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: A2aClient, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeA2aClient_lift(_ handle: UInt64) throws -> A2aClient {
+    return try FfiConverterTypeA2aClient.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeA2aClient_lower(_ value: A2aClient) -> UInt64 {
+    return FfiConverterTypeA2aClient.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The events of one stream. `next()` waits for the next event (`null` at the end);
+ * `cancel()`, from any thread, ends it and closes its connection. `Flows.kt` makes it a
+ * `Flow` whose collection ending cancels it.
+ */
+public protocol TaskStreamProtocol: AnyObject, Sendable {
+    
+    /**
+     * Ends the stream: a waiting `next()` returns `null`, and so does every later one.
+     */
+    func cancel() 
+    
+    /**
+     * The `Last-Event-ID` of the last event, when the server numbers its events.
+     */
+    func lastEventId() async  -> String?
+    
+    /**
+     * The next event, or `null` once the stream has ended (or was cancelled).
+     */
+    func next() async throws  -> StreamResponse?
+    
+}
+/**
+ * The events of one stream. `next()` waits for the next event (`null` at the end);
+ * `cancel()`, from any thread, ends it and closes its connection. `Flows.kt` makes it a
+ * `Flow` whose collection ending cancels it.
+ */
+open class TaskStream: TaskStreamProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_wire_uniffi_fn_clone_taskstream(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_wire_uniffi_fn_free_taskstream(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Ends the stream: a waiting `next()` returns `null`, and so does every later one.
+     */
+open func cancel()  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_taskstream_cancel(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The `Last-Event-ID` of the last event, when the server numbers its events.
+     */
+open func lastEventId()async  -> String?  {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_taskstream_last_event_id(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionString.lift,
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * The next event, or `null` once the stream has ended (or was cancelled).
+     */
+open func next()async throws  -> StreamResponse?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_taskstream_next(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionTypeStreamResponse.lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTaskStream: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = TaskStream
+
+    public static func lift(_ handle: UInt64) throws -> TaskStream {
+        return TaskStream(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: TaskStream) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TaskStream {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: TaskStream, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTaskStream_lift(_ handle: UInt64) throws -> TaskStream {
+    return try FfiConverterTypeTaskStream.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTaskStream_lower(_ value: TaskStream) -> UInt64 {
+    return FfiConverterTypeTaskStream.lower(value)
+}
+
+
+
 
 /**
  * The `lf.a2a.v1.APIKeySecurityScheme` message.
@@ -1459,6 +2099,153 @@ public func FfiConverterTypeCancelTaskRequest_lift(_ buf: RustBuffer) throws -> 
 #endif
 public func FfiConverterTypeCancelTaskRequest_lower(_ value: CancelTaskRequest) -> RustBuffer {
     return FfiConverterTypeCancelTaskRequest.lower(value)
+}
+
+
+/**
+ * How a client connects and calls. Every field has a default.
+ */
+public struct ClientConfig: Equatable, Hashable {
+    /**
+     * Headers sent with every request (`Authorization`, ...).
+     */
+    public var headers: [String: String]
+    /**
+     * Time allowed for a whole unary call (retries included), or for a stream to start
+     * (`null`: 30 s).
+     */
+    public var timeout: TimeInterval?
+    /**
+     * Time allowed to open a connection (`null`: 10 s).
+     */
+    public var connectTimeout: TimeInterval?
+    /**
+     * Longest wait between two events of a stream (`null`: 300 s).
+     */
+    public var streamIdleTimeout: TimeInterval?
+    /**
+     * How many times in a row a broken stream is resumed (`SubscribeToTask` with
+     * `Last-Event-ID`) before its error is thrown; `null`: the default, 5.
+     */
+    public var streamResumes: UInt32?
+    /**
+     * PEM file of the CAs `https://` agents are verified against (`null`: the platform's roots).
+     */
+    public var caFile: String?
+    /**
+     * Bindings the client may pick, in the card's order (`"JSONRPC"`, `"HTTP+JSON"`,
+     * `"GRPC"`; empty: all three).
+     */
+    public var bindings: [String]
+    /**
+     * Protocol versions the client speaks, most preferred first (`"1.0"`, `"0.3"`; empty:
+     * both, 1.0 first).
+     */
+    public var versions: [String]
+    /**
+     * Extension URIs declared with every request (`A2A-Extensions`).
+     */
+    public var extensions: [String]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Headers sent with every request (`Authorization`, ...).
+         */headers: [String: String] = [:], 
+        /**
+         * Time allowed for a whole unary call (retries included), or for a stream to start
+         * (`null`: 30 s).
+         */timeout: TimeInterval? = nil, 
+        /**
+         * Time allowed to open a connection (`null`: 10 s).
+         */connectTimeout: TimeInterval? = nil, 
+        /**
+         * Longest wait between two events of a stream (`null`: 300 s).
+         */streamIdleTimeout: TimeInterval? = nil, 
+        /**
+         * How many times in a row a broken stream is resumed (`SubscribeToTask` with
+         * `Last-Event-ID`) before its error is thrown; `null`: the default, 5.
+         */streamResumes: UInt32? = nil, 
+        /**
+         * PEM file of the CAs `https://` agents are verified against (`null`: the platform's roots).
+         */caFile: String? = nil, 
+        /**
+         * Bindings the client may pick, in the card's order (`"JSONRPC"`, `"HTTP+JSON"`,
+         * `"GRPC"`; empty: all three).
+         */bindings: [String] = [], 
+        /**
+         * Protocol versions the client speaks, most preferred first (`"1.0"`, `"0.3"`; empty:
+         * both, 1.0 first).
+         */versions: [String] = [], 
+        /**
+         * Extension URIs declared with every request (`A2A-Extensions`).
+         */extensions: [String] = []) {
+        self.headers = headers
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.streamIdleTimeout = streamIdleTimeout
+        self.streamResumes = streamResumes
+        self.caFile = caFile
+        self.bindings = bindings
+        self.versions = versions
+        self.extensions = extensions
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ClientConfig: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ClientConfig {
+        return
+            try ClientConfig(
+                headers: FfiConverterDictionaryStringString.read(from: &buf), 
+                timeout: FfiConverterOptionDuration.read(from: &buf), 
+                connectTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                streamIdleTimeout: FfiConverterOptionDuration.read(from: &buf), 
+                streamResumes: FfiConverterOptionUInt32.read(from: &buf), 
+                caFile: FfiConverterOptionString.read(from: &buf), 
+                bindings: FfiConverterSequenceString.read(from: &buf), 
+                versions: FfiConverterSequenceString.read(from: &buf), 
+                extensions: FfiConverterSequenceString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ClientConfig, into buf: inout [UInt8]) {
+        FfiConverterDictionaryStringString.write(value.headers, into: &buf)
+        FfiConverterOptionDuration.write(value.timeout, into: &buf)
+        FfiConverterOptionDuration.write(value.connectTimeout, into: &buf)
+        FfiConverterOptionDuration.write(value.streamIdleTimeout, into: &buf)
+        FfiConverterOptionUInt32.write(value.streamResumes, into: &buf)
+        FfiConverterOptionString.write(value.caFile, into: &buf)
+        FfiConverterSequenceString.write(value.bindings, into: &buf)
+        FfiConverterSequenceString.write(value.versions, into: &buf)
+        FfiConverterSequenceString.write(value.extensions, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClientConfig_lift(_ buf: RustBuffer) throws -> ClientConfig {
+    return try FfiConverterTypeClientConfig.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClientConfig_lower(_ value: ClientConfig) -> RustBuffer {
+    return FfiConverterTypeClientConfig.lower(value)
 }
 
 
@@ -3955,6 +4742,47 @@ enum A2aError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
      */
     case Encode(description: String, field: String
     )
+    /**
+     * The peer answered with an error that has no A2A meaning (a proxy's bare 404):
+     * `status` is the HTTP status or gRPC code.
+     */
+    case NotA2a(description: String, status: Int32
+    )
+    /**
+     * The peer's answer does not follow the protocol.
+     */
+    case Protocol(description: String
+    )
+    /**
+     * The request cannot be expressed on the interface in use (ListTasks in v0.3).
+     */
+    case Local(description: String
+    )
+    /**
+     * The connection could not be opened or broke, or carried malformed HTTP.
+     */
+    case Transport(description: String
+    )
+    /**
+     * A time limit passed: connecting, the whole call, or between two stream events.
+     */
+    case Timeout(description: String
+    )
+    /**
+     * TLS failed (an untrusted certificate, a broken handshake, unusable settings).
+     */
+    case Tls(description: String
+    )
+    /**
+     * The Agent Card is invalid or offers nothing this client speaks.
+     */
+    case Card(description: String
+    )
+    /**
+     * The Agent Card's signature does not verify, or a required one is missing.
+     */
+    case Signature(description: String
+    )
 
     
 
@@ -4143,6 +4971,31 @@ public struct FfiConverterTypeA2aError: FfiConverterRustBuffer {
         case 22: return .Encode(
             description: try FfiConverterString.read(from: &buf), 
             field: try FfiConverterString.read(from: &buf)
+            )
+        case 23: return .NotA2a(
+            description: try FfiConverterString.read(from: &buf), 
+            status: try FfiConverterInt32.read(from: &buf)
+            )
+        case 24: return .Protocol(
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 25: return .Local(
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 26: return .Transport(
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 27: return .Timeout(
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 28: return .Tls(
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 29: return .Card(
+            description: try FfiConverterString.read(from: &buf)
+            )
+        case 30: return .Signature(
+            description: try FfiConverterString.read(from: &buf)
             )
 
          default: throw UniffiInternalError.unexpectedEnumCase
@@ -4358,6 +5211,47 @@ public struct FfiConverterTypeA2aError: FfiConverterRustBuffer {
             writeInt(&buf, Int32(22))
             FfiConverterString.write(description, into: &buf)
             FfiConverterString.write(field, into: &buf)
+            
+        
+        case let .NotA2a(description,status):
+            writeInt(&buf, Int32(23))
+            FfiConverterString.write(description, into: &buf)
+            FfiConverterInt32.write(status, into: &buf)
+            
+        
+        case let .Protocol(description):
+            writeInt(&buf, Int32(24))
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .Local(description):
+            writeInt(&buf, Int32(25))
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .Transport(description):
+            writeInt(&buf, Int32(26))
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .Timeout(description):
+            writeInt(&buf, Int32(27))
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .Tls(description):
+            writeInt(&buf, Int32(28))
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .Card(description):
+            writeInt(&buf, Int32(29))
+            FfiConverterString.write(description, into: &buf)
+            
+        
+        case let .Signature(description):
+            writeInt(&buf, Int32(30))
+            FfiConverterString.write(description, into: &buf)
             
         }
     }
@@ -5784,6 +6678,30 @@ public func FfiConverterTypeTaskState_lower(_ value: TaskState) -> RustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionUInt32: FfiConverterRustBuffer {
+    typealias SwiftType = UInt32?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterUInt32.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterUInt32.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionInt32: FfiConverterRustBuffer {
     typealias SwiftType = Int32?
 
@@ -5872,6 +6790,30 @@ fileprivate struct FfiConverterOptionTimestamp: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTimestamp.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionDuration: FfiConverterRustBuffer {
+    typealias SwiftType = TimeInterval?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterDuration.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterDuration.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -6040,6 +6982,30 @@ fileprivate struct FfiConverterOptionTypeSendMessageConfiguration: FfiConverterR
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeSendMessageConfiguration.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeStreamResponse: FfiConverterRustBuffer {
+    typealias SwiftType = StreamResponse?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeStreamResponse.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeStreamResponse.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -6588,6 +7554,54 @@ fileprivate struct FfiConverterDictionaryStringTypeStringList: FfiConverterRustB
             dict[key] = value
         }
         return dict
+    }
+}
+private let UNIFFI_RUST_FUTURE_POLL_READY: Int8 = 0
+private let UNIFFI_RUST_FUTURE_POLL_WAKE: Int8 = 1
+
+fileprivate let uniffiContinuationHandleMap = UniffiHandleMap<UnsafeContinuation<Int8, Never>>()
+
+fileprivate func uniffiRustCallAsync<F, T>(
+    rustFutureFunc: () -> UInt64,
+    pollFunc: (UInt64, @escaping UniffiRustFutureContinuationCallback, UInt64) -> (),
+    completeFunc: (UInt64, UnsafeMutablePointer<RustCallStatus>) -> F,
+    freeFunc: (UInt64) -> (),
+    liftFunc: (F) throws -> T,
+    errorHandler: ((RustBuffer) throws -> Swift.Error)?
+) async throws -> T {
+    // Make sure to call the ensure init function since future creation doesn't have a
+    // RustCallStatus param, so doesn't use makeRustCall()
+    uniffiEnsureA2aWireUniffiInitialized()
+    let rustFuture = rustFutureFunc()
+    defer {
+        freeFunc(rustFuture)
+    }
+    var pollResult: Int8;
+    repeat {
+        pollResult = await withUnsafeContinuation {
+            pollFunc(
+                rustFuture,
+                { handle, pollResult in
+                    uniffiFutureContinuationCallback(handle: handle, pollResult: pollResult)
+                },
+                uniffiContinuationHandleMap.insert(obj: $0)
+            )
+        }
+    } while pollResult != UNIFFI_RUST_FUTURE_POLL_READY
+
+    return try liftFunc(makeRustCall(
+        { completeFunc(rustFuture, $0) },
+        errorHandler: errorHandler
+    ))
+}
+
+// Callback handlers for an async calls.  These are invoked by Rust when the future is ready.  They
+// lift the return value or error and resume the suspended function.
+fileprivate func uniffiFutureContinuationCallback(handle: UInt64, pollResult: Int8) {
+    if let continuation = try? uniffiContinuationHandleMap.remove(handle: handle) {
+        continuation.resume(returning: pollResult)
+    } else {
+        print("uniffiFutureContinuationCallback invalid handle")
     }
 }
 /**
@@ -9153,6 +10167,57 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_wire_uniffi_checksum_func_type_name() != 25914) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_cancel_task() != 39254) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_card() != 52042) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_create_push_config() != 48026) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_delete_push_config() != 13056) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_get_extended_agent_card() != 6766) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_get_push_config() != 22362) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_get_task() != 46973) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_interface() != 100) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_list_push_configs() != 62110) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_list_tasks() != 17252) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_send_message() != 26130) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_send_streaming_message() != 65059) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_subscribe_to_task() != 51718) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_taskstream_cancel() != 56611) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_taskstream_last_event_id() != 49878) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_taskstream_next() != 45412) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_constructor_a2aclient_connect() != 46462) {
         return InitializationResult.apiChecksumMismatch
     }
 

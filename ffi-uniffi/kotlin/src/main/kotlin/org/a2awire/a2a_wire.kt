@@ -30,6 +30,14 @@ import java.nio.CharBuffer
 import java.nio.charset.CodingErrorAction
 import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicBoolean
+import kotlin.coroutines.resume
+import kotlinx.coroutines.CancellableContinuation
+import kotlinx.coroutines.DelicateCoroutinesApi
+import kotlinx.coroutines.GlobalScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.suspendCancellableCoroutine
 
 // This is a helper for safely working with byte buffers returned from the Rust code.
 // A rust-owned buffer is represented by its capacity, its current length, and a
@@ -1038,6 +1046,40 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_func_type_name(
     ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_cancel_task(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_card(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_create_push_config(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_delete_push_config(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_get_extended_agent_card(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_get_push_config(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_get_task(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_interface(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_list_push_configs(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_list_tasks(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_send_message(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_send_streaming_message(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_subscribe_to_task(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_taskstream_cancel(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_taskstream_last_event_id(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_taskstream_next(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_constructor_a2aclient_connect(
+    ): Int
     external fun ffi_a2a_wire_uniffi_uniffi_contract_version(
     ): Int
 
@@ -1046,6 +1088,11 @@ internal object IntegrityCheckingUniffiLib {
 
 internal object UniffiLib {
     
+    // The Cleaner for the whole library
+    internal val CLEANER: UniffiCleaner by lazy {
+        UniffiCleaner.create()
+    }
+    
 
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "a2a_wire"))
@@ -1053,6 +1100,48 @@ internal object UniffiLib {
     }
 
     internal fun ensureInitialized() = Unit
+    external fun uniffi_a2a_wire_uniffi_fn_clone_a2aclient(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_free_a2aclient(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_constructor_a2aclient_connect(`url`: RustBuffer.ByValue,`config`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_cancel_task(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_card(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_create_push_config(`ptr`: Long,`config`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_delete_push_config(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_get_extended_agent_card(`ptr`: Long,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_get_push_config(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_get_task(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_interface(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_list_push_configs(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_list_tasks(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_send_message(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_send_streaming_message(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_subscribe_to_task(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_clone_taskstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_free_taskstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_taskstream_cancel(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_taskstream_last_event_id(`ptr`: Long,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_taskstream_next(`ptr`: Long,
+    ): Long
     external fun uniffi_a2a_wire_uniffi_fn_func_version(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_a2a_wire_uniffi_fn_func_decode_agent_capabilities_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -2082,6 +2171,57 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_a2a_wire_uniffi_checksum_func_type_name() and 0xFFFF) != 25914) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_cancel_task() and 0xFFFF) != 39254) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_card() and 0xFFFF) != 52042) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_create_push_config() and 0xFFFF) != 48026) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_delete_push_config() and 0xFFFF) != 13056) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_get_extended_agent_card() and 0xFFFF) != 6766) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_get_push_config() and 0xFFFF) != 22362) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_get_task() and 0xFFFF) != 46973) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_interface() and 0xFFFF) != 100) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_list_push_configs() and 0xFFFF) != 62110) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_list_tasks() and 0xFFFF) != 17252) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_send_message() and 0xFFFF) != 26130) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_send_streaming_message() and 0xFFFF) != 65059) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_subscribe_to_task() and 0xFFFF) != 51718) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_taskstream_cancel() and 0xFFFF) != 56611) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_taskstream_last_event_id() and 0xFFFF) != 49878) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_taskstream_next() and 0xFFFF) != 45412) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_constructor_a2aclient_connect() and 0xFFFF) != 46462) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
 }
 
 /**
@@ -2095,6 +2235,46 @@ public fun uniffiEnsureInitialized() {
 }
 
 // Async support
+// Async return type handlers
+
+internal const val UNIFFI_RUST_FUTURE_POLL_READY = 0.toByte()
+internal const val UNIFFI_RUST_FUTURE_POLL_WAKE = 1.toByte()
+
+internal val uniffiContinuationHandleMap = UniffiHandleMap<CancellableContinuation<Byte>>()
+
+// FFI type for Rust future continuations
+internal object uniffiRustFutureContinuationCallbackImpl: UniffiRustFutureContinuationCallback {
+    override fun callback(data: Long, pollResult: Byte) {
+        uniffiContinuationHandleMap.remove(data).resume(pollResult)
+    }
+}
+
+internal suspend fun<T, F, E: kotlin.Exception> uniffiRustCallAsync(
+    rustFuture: Long,
+    pollFunc: (Long, UniffiRustFutureContinuationCallback, Long) -> Unit,
+    completeFunc: (Long, UniffiRustCallStatus) -> F,
+    freeFunc: (Long) -> Unit,
+    liftFunc: (F) -> T,
+    errorHandler: UniffiRustCallStatusErrorHandler<E>
+): T {
+    try {
+        do {
+            val pollResult = suspendCancellableCoroutine<Byte> { continuation ->
+                pollFunc(
+                    rustFuture,
+                    uniffiRustFutureContinuationCallbackImpl,
+                    uniffiContinuationHandleMap.insert(continuation)
+                )
+            }
+        } while (pollResult != UNIFFI_RUST_FUTURE_POLL_READY);
+
+        return liftFunc(
+            uniffiRustCallWithError(errorHandler, { status -> completeFunc(rustFuture, status) })
+        )
+    } finally {
+        freeFunc(rustFuture)
+    }
+}
 
 // Public interface members begin here.
 
@@ -2174,6 +2354,70 @@ object UniffiWithHandle
  * @suppress
  * */
 object NoHandle
+/**
+ * The cleaner interface for Object finalization code to run.
+ * This is the entry point to any implementation that we're using.
+ *
+ * The cleaner registers objects and returns cleanables, so now we are
+ * defining a `UniffiCleaner` with a `UniffiClenaer.Cleanable` to abstract the
+ * different implmentations available at compile time.
+ *
+ * @suppress
+ */
+interface UniffiCleaner {
+    interface Cleanable {
+        fun clean()
+    }
+
+    fun register(value: Any, cleanUpTask: Runnable): UniffiCleaner.Cleanable
+
+    companion object
+}
+
+// The fallback Jna cleaner, which is available for both Android, and the JVM.
+private class UniffiJnaCleaner : UniffiCleaner {
+    private val cleaner = com.sun.jna.internal.Cleaner.getCleaner()
+
+    override fun register(value: Any, cleanUpTask: Runnable): UniffiCleaner.Cleanable =
+        UniffiJnaCleanable(cleaner.register(value, cleanUpTask))
+}
+
+private class UniffiJnaCleanable(
+    private val cleanable: com.sun.jna.internal.Cleaner.Cleanable,
+) : UniffiCleaner.Cleanable {
+    override fun clean() = cleanable.clean()
+}
+
+
+// We decide at uniffi binding generation time whether we were
+// using Android or not.
+// There are further runtime checks to chose the correct implementation
+// of the cleaner.
+private fun UniffiCleaner.Companion.create(): UniffiCleaner =
+    try {
+        // For safety's sake: if the library hasn't been run in android_cleaner = true
+        // mode, but is being run on Android, then we still need to think about
+        // Android API versions.
+        // So we check if java.lang.ref.Cleaner is there, and use that…
+        java.lang.Class.forName("java.lang.ref.Cleaner")
+        JavaLangRefCleaner()
+    } catch (e: ClassNotFoundException) {
+        // … otherwise, fallback to the JNA cleaner.
+        UniffiJnaCleaner()
+    }
+
+private class JavaLangRefCleaner : UniffiCleaner {
+    val cleaner = java.lang.ref.Cleaner.create()
+
+    override fun register(value: Any, cleanUpTask: Runnable): UniffiCleaner.Cleanable =
+        JavaLangRefCleanable(cleaner.register(value, cleanUpTask))
+}
+
+private class JavaLangRefCleanable(
+    val cleanable: java.lang.ref.Cleaner.Cleanable
+) : UniffiCleaner.Cleanable {
+    override fun clean() = cleanable.clean()
+}
 
 /**
  * @suppress
@@ -2387,6 +2631,1014 @@ public object FfiConverterTimestamp: FfiConverterRustBuffer<java.time.Instant> {
         buf.putLong(sign * epochOffset.seconds)
         // Type mismatch (should be u32) but since values will always be between 0 and 999,999,999 it should be OK
         buf.putInt(epochOffset.nano)
+    }
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterDuration: FfiConverterRustBuffer<java.time.Duration> {
+    override fun read(buf: ByteBuffer): java.time.Duration {
+        // Type mismatch (should be u64) but we check for overflow/underflow below
+        val seconds = buf.getLong()
+        // Type mismatch (should be u32) but we check for overflow/underflow below
+        val nanoseconds = buf.getInt().toLong()
+        if (seconds < 0) {
+            throw java.time.DateTimeException("Duration exceeds minimum or maximum value supported by uniffi")
+        }
+        if (nanoseconds < 0) {
+            throw java.time.DateTimeException("Duration nanoseconds exceed minimum or maximum supported by uniffi")
+        }
+        return java.time.Duration.ofSeconds(seconds, nanoseconds)
+    }
+
+    // 8 bytes for seconds, 4 bytes for nanoseconds
+    override fun allocationSize(value: java.time.Duration) = 12UL
+
+    override fun write(value: java.time.Duration, buf: ByteBuffer) {
+        if (value.seconds < 0) {
+            // Rust does not support negative Durations
+            throw IllegalArgumentException("Invalid duration, must be non-negative")
+        }
+
+        if (value.nano < 0) {
+            // Java docs provide guarantee that nano will always be positive, so this should be impossible
+            // See: https://docs.oracle.com/javase/8/docs/api/java/time/Duration.html
+            throw IllegalArgumentException("Invalid duration, nano value must be non-negative")
+        }
+
+        // Type mismatch (should be u64) but since Rust doesn't support negative durations we should be OK
+        buf.putLong(value.seconds)
+        // Type mismatch (should be u32) but since values will always be between 0 and 999,999,999 it should be OK
+        buf.putInt(value.nano)
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * An A2A client bound to one interface of one agent, picked from its card. One value
+ * serves many calls at once, from any coroutine or thread.
+ */
+public interface A2aClientInterface {
+    
+    /**
+     * `CancelTask`.
+     */
+    suspend fun `cancelTask`(`request`: CancelTaskRequest): Task
+    
+    /**
+     * The agent's card, as fetched.
+     */
+    fun `card`(): AgentCard
+    
+    /**
+     * `CreateTaskPushNotificationConfig`.
+     */
+    suspend fun `createPushConfig`(`config`: TaskPushNotificationConfig): TaskPushNotificationConfig
+    
+    /**
+     * `DeleteTaskPushNotificationConfig`.
+     */
+    suspend fun `deletePushConfig`(`request`: DeleteTaskPushNotificationConfigRequest)
+    
+    /**
+     * `GetExtendedAgentCard`.
+     */
+    suspend fun `getExtendedAgentCard`(): AgentCard
+    
+    /**
+     * `GetTaskPushNotificationConfig`.
+     */
+    suspend fun `getPushConfig`(`request`: GetTaskPushNotificationConfigRequest): TaskPushNotificationConfig
+    
+    /**
+     * `GetTask`.
+     */
+    suspend fun `getTask`(`request`: GetTaskRequest): Task
+    
+    /**
+     * The interface in use: its URL, binding and protocol version.
+     */
+    fun `interface`(): AgentInterface
+    
+    /**
+     * `ListTaskPushNotificationConfigs`.
+     */
+    suspend fun `listPushConfigs`(`request`: ListTaskPushNotificationConfigsRequest): ListTaskPushNotificationConfigsResponse
+    
+    /**
+     * `ListTasks`.
+     */
+    suspend fun `listTasks`(`request`: ListTasksRequest): ListTasksResponse
+    
+    /**
+     * `SendMessage`: the task it started or continued, or the agent's direct message.
+     */
+    suspend fun `sendMessage`(`request`: SendMessageRequest): SendMessageResponse
+    
+    /**
+     * `SendStreamingMessage`: the task's events as they happen.
+     */
+    suspend fun `sendStreamingMessage`(`request`: SendMessageRequest): TaskStream
+    
+    /**
+     * `SubscribeToTask`: the events of a task that is still running.
+     */
+    suspend fun `subscribeToTask`(`request`: SubscribeToTaskRequest): TaskStream
+    
+    companion object
+}
+
+/**
+ * An A2A client bound to one interface of one agent, picked from its card. One value
+ * serves many calls at once, from any coroutine or thread.
+ */
+open class A2aClient: Disposable, AutoCloseable, A2aClientInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_a2a_wire_uniffi_fn_free_a2aclient(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_clone_a2aclient(handle, status)
+        }
+    }
+
+    
+    /**
+     * `CancelTask`.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `cancelTask`(`request`: CancelTaskRequest) : Task {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_cancel_task(
+                uniffiHandle,
+                
+        FfiConverterTypeCancelTaskRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeTask.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The agent's card, as fetched.
+     */override fun `card`(): AgentCard {
+            return FfiConverterTypeAgentCard.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_card(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * `CreateTaskPushNotificationConfig`.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `createPushConfig`(`config`: TaskPushNotificationConfig) : TaskPushNotificationConfig {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_create_push_config(
+                uniffiHandle,
+                
+        FfiConverterTypeTaskPushNotificationConfig.lower(`config`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeTaskPushNotificationConfig.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `DeleteTaskPushNotificationConfig`.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `deletePushConfig`(`request`: DeleteTaskPushNotificationConfigRequest) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_delete_push_config(
+                uniffiHandle,
+                
+        FfiConverterTypeDeleteTaskPushNotificationConfigRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GetExtendedAgentCard`.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `getExtendedAgentCard`() : AgentCard {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_get_extended_agent_card(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeAgentCard.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GetTaskPushNotificationConfig`.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `getPushConfig`(`request`: GetTaskPushNotificationConfigRequest) : TaskPushNotificationConfig {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_get_push_config(
+                uniffiHandle,
+                
+        FfiConverterTypeGetTaskPushNotificationConfigRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeTaskPushNotificationConfig.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GetTask`.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `getTask`(`request`: GetTaskRequest) : Task {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_get_task(
+                uniffiHandle,
+                
+        FfiConverterTypeGetTaskRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeTask.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The interface in use: its URL, binding and protocol version.
+     */override fun `interface`(): AgentInterface {
+            return FfiConverterTypeAgentInterface.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_interface(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * `ListTaskPushNotificationConfigs`.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listPushConfigs`(`request`: ListTaskPushNotificationConfigsRequest) : ListTaskPushNotificationConfigsResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_list_push_configs(
+                uniffiHandle,
+                
+        FfiConverterTypeListTaskPushNotificationConfigsRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeListTaskPushNotificationConfigsResponse.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `ListTasks`.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listTasks`(`request`: ListTasksRequest) : ListTasksResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_list_tasks(
+                uniffiHandle,
+                
+        FfiConverterTypeListTasksRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeListTasksResponse.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `SendMessage`: the task it started or continued, or the agent's direct message.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `sendMessage`(`request`: SendMessageRequest) : SendMessageResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_send_message(
+                uniffiHandle,
+                
+        FfiConverterTypeSendMessageRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeSendMessageResponse.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `SendStreamingMessage`: the task's events as they happen.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `sendStreamingMessage`(`request`: SendMessageRequest) : TaskStream {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_send_streaming_message(
+                uniffiHandle,
+                
+        FfiConverterTypeSendMessageRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeTaskStream.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `SubscribeToTask`: the events of a task that is still running.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `subscribeToTask`(`request`: SubscribeToTaskRequest) : TaskStream {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_subscribe_to_task(
+                uniffiHandle,
+                
+        FfiConverterTypeSubscribeToTaskRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeTaskStream.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    companion object {
+        
+    /**
+     * Fetches the agent's card from `url` (its base URL or the card's URL) and picks the
+     * first interface whose binding and version the config allows.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+     suspend fun `connect`(`url`: kotlin.String, `config`: ClientConfig) : A2aClient {
+        return uniffiRustCallAsync(
+        UniffiLib.uniffi_a2a_wire_uniffi_fn_constructor_a2aclient_connect(
+        FfiConverterString.lower(`url`),
+        FfiConverterTypeClientConfig.lower(`config`),),
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_u64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_u64(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_u64(future) },
+        // lift function
+        { FfiConverterTypeA2aClient.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+        
+    }
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeA2aClient: FfiConverter<A2aClient, Long> {
+    override fun lower(value: A2aClient): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): A2aClient {
+        return A2aClient(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): A2aClient {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: A2aClient) = 8UL
+
+    override fun write(value: A2aClient, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The events of one stream. `next()` waits for the next event (`null` at the end);
+ * `cancel()`, from any thread, ends it and closes its connection. `Flows.kt` makes it a
+ * `Flow` whose collection ending cancels it.
+ */
+public interface TaskStreamInterface {
+    
+    /**
+     * Ends the stream: a waiting `next()` returns `null`, and so does every later one.
+     */
+    fun `cancel`()
+    
+    /**
+     * The `Last-Event-ID` of the last event, when the server numbers its events.
+     */
+    suspend fun `lastEventId`(): kotlin.String?
+    
+    /**
+     * The next event, or `null` once the stream has ended (or was cancelled).
+     */
+    suspend fun `next`(): StreamResponse?
+    
+    companion object
+}
+
+/**
+ * The events of one stream. `next()` waits for the next event (`null` at the end);
+ * `cancel()`, from any thread, ends it and closes its connection. `Flows.kt` makes it a
+ * `Flow` whose collection ending cancels it.
+ */
+open class TaskStream: Disposable, AutoCloseable, TaskStreamInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_a2a_wire_uniffi_fn_free_taskstream(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_clone_taskstream(handle, status)
+        }
+    }
+
+    
+    /**
+     * Ends the stream: a waiting `next()` returns `null`, and so does every later one.
+     */override fun `cancel`()
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_taskstream_cancel(
+        it,
+        _status)
+}
+    }
+    
+    
+
+    
+    /**
+     * The `Last-Event-ID` of the last event, when the server numbers its events.
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `lastEventId`() : kotlin.String? {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_taskstream_last_event_id(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterOptionalString.lift(it) },
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The next event, or `null` once the stream has ended (or was cancelled).
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `next`() : StreamResponse? {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_taskstream_next(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterOptionalTypeStreamResponse.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTaskStream: FfiConverter<TaskStream, Long> {
+    override fun lower(value: TaskStream): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): TaskStream {
+        return TaskStream(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): TaskStream {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: TaskStream) = 8UL
+
+    override fun write(value: TaskStream, buf: ByteBuffer) {
+        buf.putLong(lower(value))
     }
 }
 
@@ -3049,6 +4301,113 @@ public object FfiConverterTypeCancelTaskRequest: FfiConverterRustBuffer<CancelTa
             FfiConverterString.write(value.`tenant`, buf)
             FfiConverterString.write(value.`id`, buf)
             FfiConverterOptionalString.write(value.`metadata`, buf)
+    }
+}
+
+
+
+/**
+ * How a client connects and calls. Every field has a default.
+ */
+data class ClientConfig (
+    /**
+     * Headers sent with every request (`Authorization`, ...).
+     */
+    val `headers`: Map<kotlin.String, kotlin.String> = mapOf() 
+    , 
+    /**
+     * Time allowed for a whole unary call (retries included), or for a stream to start
+     * (`null`: 30 s).
+     */
+    val `timeout`: java.time.Duration? = null 
+    , 
+    /**
+     * Time allowed to open a connection (`null`: 10 s).
+     */
+    val `connectTimeout`: java.time.Duration? = null 
+    , 
+    /**
+     * Longest wait between two events of a stream (`null`: 300 s).
+     */
+    val `streamIdleTimeout`: java.time.Duration? = null 
+    , 
+    /**
+     * How many times in a row a broken stream is resumed (`SubscribeToTask` with
+     * `Last-Event-ID`) before its error is thrown; `null`: the default, 5.
+     */
+    val `streamResumes`: kotlin.UInt? = null 
+    , 
+    /**
+     * PEM file of the CAs `https://` agents are verified against (`null`: the platform's roots).
+     */
+    val `caFile`: kotlin.String? = null 
+    , 
+    /**
+     * Bindings the client may pick, in the card's order (`"JSONRPC"`, `"HTTP+JSON"`,
+     * `"GRPC"`; empty: all three).
+     */
+    val `bindings`: List<kotlin.String> = listOf() 
+    , 
+    /**
+     * Protocol versions the client speaks, most preferred first (`"1.0"`, `"0.3"`; empty:
+     * both, 1.0 first).
+     */
+    val `versions`: List<kotlin.String> = listOf() 
+    , 
+    /**
+     * Extension URIs declared with every request (`A2A-Extensions`).
+     */
+    val `extensions`: List<kotlin.String> = listOf() 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig> {
+    override fun read(buf: ByteBuffer): ClientConfig {
+        return ClientConfig(
+            FfiConverterMapStringString.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterSequenceString.read(buf),
+            FfiConverterSequenceString.read(buf),
+            FfiConverterSequenceString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ClientConfig) = (
+            FfiConverterMapStringString.allocationSize(value.`headers`) +
+            FfiConverterOptionalDuration.allocationSize(value.`timeout`) +
+            FfiConverterOptionalDuration.allocationSize(value.`connectTimeout`) +
+            FfiConverterOptionalDuration.allocationSize(value.`streamIdleTimeout`) +
+            FfiConverterOptionalUInt.allocationSize(value.`streamResumes`) +
+            FfiConverterOptionalString.allocationSize(value.`caFile`) +
+            FfiConverterSequenceString.allocationSize(value.`bindings`) +
+            FfiConverterSequenceString.allocationSize(value.`versions`) +
+            FfiConverterSequenceString.allocationSize(value.`extensions`)
+    )
+
+    override fun write(value: ClientConfig, buf: ByteBuffer) {
+            FfiConverterMapStringString.write(value.`headers`, buf)
+            FfiConverterOptionalDuration.write(value.`timeout`, buf)
+            FfiConverterOptionalDuration.write(value.`connectTimeout`, buf)
+            FfiConverterOptionalDuration.write(value.`streamIdleTimeout`, buf)
+            FfiConverterOptionalUInt.write(value.`streamResumes`, buf)
+            FfiConverterOptionalString.write(value.`caFile`, buf)
+            FfiConverterSequenceString.write(value.`bindings`, buf)
+            FfiConverterSequenceString.write(value.`versions`, buf)
+            FfiConverterSequenceString.write(value.`extensions`, buf)
     }
 }
 
@@ -5371,6 +6730,97 @@ sealed class A2aException: kotlin.Exception() {
             get() = "description=${ `description` }, field=${ `field` }"
     }
     
+    /**
+     * The peer answered with an error that has no A2A meaning (a proxy's bare 404):
+     * `status` is the HTTP status or gRPC code.
+     */
+    class NotA2a(
+        
+        val `description`: kotlin.String, 
+        
+        val `status`: kotlin.Int
+        ) : A2aException() {
+        override val message
+            get() = "description=${ `description` }, status=${ `status` }"
+    }
+    
+    /**
+     * The peer's answer does not follow the protocol.
+     */
+    class Protocol(
+        
+        val `description`: kotlin.String
+        ) : A2aException() {
+        override val message
+            get() = "description=${ `description` }"
+    }
+    
+    /**
+     * The request cannot be expressed on the interface in use (ListTasks in v0.3).
+     */
+    class Local(
+        
+        val `description`: kotlin.String
+        ) : A2aException() {
+        override val message
+            get() = "description=${ `description` }"
+    }
+    
+    /**
+     * The connection could not be opened or broke, or carried malformed HTTP.
+     */
+    class Transport(
+        
+        val `description`: kotlin.String
+        ) : A2aException() {
+        override val message
+            get() = "description=${ `description` }"
+    }
+    
+    /**
+     * A time limit passed: connecting, the whole call, or between two stream events.
+     */
+    class Timeout(
+        
+        val `description`: kotlin.String
+        ) : A2aException() {
+        override val message
+            get() = "description=${ `description` }"
+    }
+    
+    /**
+     * TLS failed (an untrusted certificate, a broken handshake, unusable settings).
+     */
+    class Tls(
+        
+        val `description`: kotlin.String
+        ) : A2aException() {
+        override val message
+            get() = "description=${ `description` }"
+    }
+    
+    /**
+     * The Agent Card is invalid or offers nothing this client speaks.
+     */
+    class Card(
+        
+        val `description`: kotlin.String
+        ) : A2aException() {
+        override val message
+            get() = "description=${ `description` }"
+    }
+    
+    /**
+     * The Agent Card's signature does not verify, or a required one is missing.
+     */
+    class Signature(
+        
+        val `description`: kotlin.String
+        ) : A2aException() {
+        override val message
+            get() = "description=${ `description` }"
+    }
+    
 
     
 
@@ -5548,6 +6998,31 @@ public object FfiConverterTypeA2aError : FfiConverterRustBuffer<A2aException> {
                 )
             22 -> A2aException.Encode(
                 FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            23 -> A2aException.NotA2a(
+                FfiConverterString.read(buf),
+                FfiConverterInt.read(buf),
+                )
+            24 -> A2aException.Protocol(
+                FfiConverterString.read(buf),
+                )
+            25 -> A2aException.Local(
+                FfiConverterString.read(buf),
+                )
+            26 -> A2aException.Transport(
+                FfiConverterString.read(buf),
+                )
+            27 -> A2aException.Timeout(
+                FfiConverterString.read(buf),
+                )
+            28 -> A2aException.Tls(
+                FfiConverterString.read(buf),
+                )
+            29 -> A2aException.Card(
+                FfiConverterString.read(buf),
+                )
+            30 -> A2aException.Signature(
                 FfiConverterString.read(buf),
                 )
             else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
@@ -5760,6 +7235,47 @@ public object FfiConverterTypeA2aError : FfiConverterRustBuffer<A2aException> {
                 + FfiConverterString.allocationSize(value.`description`)
                 + FfiConverterString.allocationSize(value.`field`)
             )
+            is A2aException.NotA2a -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+                + FfiConverterInt.allocationSize(value.`status`)
+            )
+            is A2aException.Protocol -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+            )
+            is A2aException.Local -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+            )
+            is A2aException.Transport -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+            )
+            is A2aException.Timeout -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+            )
+            is A2aException.Tls -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+            )
+            is A2aException.Card -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+            )
+            is A2aException.Signature -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`description`)
+            )
         }
     }
 
@@ -5967,6 +7483,47 @@ public object FfiConverterTypeA2aError : FfiConverterRustBuffer<A2aException> {
                 buf.putInt(22)
                 FfiConverterString.write(value.`description`, buf)
                 FfiConverterString.write(value.`field`, buf)
+                Unit
+            }
+            is A2aException.NotA2a -> {
+                buf.putInt(23)
+                FfiConverterString.write(value.`description`, buf)
+                FfiConverterInt.write(value.`status`, buf)
+                Unit
+            }
+            is A2aException.Protocol -> {
+                buf.putInt(24)
+                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+            is A2aException.Local -> {
+                buf.putInt(25)
+                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+            is A2aException.Transport -> {
+                buf.putInt(26)
+                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+            is A2aException.Timeout -> {
+                buf.putInt(27)
+                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+            is A2aException.Tls -> {
+                buf.putInt(28)
+                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+            is A2aException.Card -> {
+                buf.putInt(29)
+                FfiConverterString.write(value.`description`, buf)
+                Unit
+            }
+            is A2aException.Signature -> {
+                buf.putInt(30)
+                FfiConverterString.write(value.`description`, buf)
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
@@ -8133,6 +9690,38 @@ public object FfiConverterTypeTaskState : FfiConverterRustBuffer<TaskState>{
 /**
  * @suppress
  */
+public object FfiConverterOptionalUInt: FfiConverterRustBuffer<kotlin.UInt?> {
+    override fun read(buf: ByteBuffer): kotlin.UInt? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterUInt.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.UInt?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterUInt.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.UInt?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterUInt.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalInt: FfiConverterRustBuffer<kotlin.Int?> {
     override fun read(buf: ByteBuffer): kotlin.Int? {
         if (buf.get().toInt() == 0) {
@@ -8251,6 +9840,38 @@ public object FfiConverterOptionalTimestamp: FfiConverterRustBuffer<java.time.In
         } else {
             buf.put(1)
             FfiConverterTimestamp.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalDuration: FfiConverterRustBuffer<java.time.Duration?> {
+    override fun read(buf: ByteBuffer): java.time.Duration? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterDuration.read(buf)
+    }
+
+    override fun allocationSize(value: java.time.Duration?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterDuration.allocationSize(value)
+        }
+    }
+
+    override fun write(value: java.time.Duration?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterDuration.write(value, buf)
         }
     }
 }
@@ -8475,6 +10096,38 @@ public object FfiConverterOptionalTypeSendMessageConfiguration: FfiConverterRust
         } else {
             buf.put(1)
             FfiConverterTypeSendMessageConfiguration.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeStreamResponse: FfiConverterRustBuffer<StreamResponse?> {
+    override fun read(buf: ByteBuffer): StreamResponse? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeStreamResponse.read(buf)
+    }
+
+    override fun allocationSize(value: StreamResponse?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeStreamResponse.allocationSize(value)
+        }
+    }
+
+    override fun write(value: StreamResponse?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeStreamResponse.write(value, buf)
         }
     }
 }
@@ -9155,6 +10808,14 @@ public object FfiConverterMapStringTypeStringList: FfiConverterRustBuffer<Map<ko
         }
     }
 }
+
+
+
+
+
+
+
+
         /**
          * The version of this library (the workspace's).
          */ fun `version`(): kotlin.String {
