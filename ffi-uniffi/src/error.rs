@@ -276,3 +276,11 @@ impl fmt::Display for A2aError {
 }
 
 impl std::error::Error for A2aError {}
+
+/// What a Kotlin or Swift agent threw that is not an `A2aException`: an internal error with
+/// the exception's text (the run's task fails with it).
+impl From<uniffi::UnexpectedUniFFICallbackError> for A2aError {
+    fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
+        A2aError::from(&CoreError::with_message(a2a::error::ErrorKind::Internal, e.reason))
+    }
+}

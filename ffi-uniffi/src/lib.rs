@@ -17,6 +17,7 @@ pub mod client;
 pub mod error;
 pub mod model;
 mod rt;
+pub mod server;
 
 pub use error::{A2aError, ErrorKind, FieldViolation};
 

@@ -460,7 +460,13 @@ fileprivate final class UniffiHandleMap<T>: @unchecked Sendable {
 
 
 // Public interface members begin here.
-
+// Magic number for the Rust proxy to call using the same mechanism as every other method,
+// to free the callback once it's dropped by Rust.
+private let IDX_CALLBACK_FREE: Int32 = 0
+// Callback return codes
+private let UNIFFI_CALLBACK_SUCCESS: Int32 = 0
+private let UNIFFI_CALLBACK_ERROR: Int32 = 1
+private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
@@ -1096,6 +1102,1049 @@ public func FfiConverterTypeA2aClient_lift(_ handle: UInt64) throws -> A2aClient
 #endif
 public func FfiConverterTypeA2aClient_lower(_ value: A2aClient) -> UInt64 {
     return FfiConverterTypeA2aClient.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The agent, implemented in Kotlin or Swift.
+ */
+public protocol AgentExecutor: AnyObject, Sendable {
+    
+    /**
+     * Handles one message: publish through `events`, return when the turn is over (a run
+     * that returns without ending the task leaves it as its last status said; one that
+     * throws fails the task with the exception's text).
+     */
+    func execute(ctx: RunContext, events: Events) async throws 
+    
+}
+/**
+ * The agent, implemented in Kotlin or Swift.
+ */
+open class AgentExecutorImpl: AgentExecutor, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_wire_uniffi_fn_clone_agentexecutor(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_wire_uniffi_fn_free_agentexecutor(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Handles one message: publish through `events`, return when the turn is over (a run
+     * that returns without ending the task leaves it as its last status said; one that
+     * throws fails the task with the exception's text).
+     */
+open func execute(ctx: RunContext, events: Events)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_agentexecutor_execute(
+                        self.uniffiCloneHandle(),FfiConverterTypeRunContext_lower(ctx),FfiConverterTypeEvents_lower(events)
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_void,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_void,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceAgentExecutor {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceAgentExecutor = UniffiVTableCallbackInterfaceAgentExecutor(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeAgentExecutor.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface AgentExecutor: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeAgentExecutor.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface AgentExecutor: handle missing in uniffiClone")
+            }
+        },
+        execute: { (
+            uniffiHandle: UInt64,
+            ctx: UInt64,
+            events: UInt64,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteVoid,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeAgentExecutor.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.execute(
+                     ctx: try FfiConverterTypeRunContext_lift(ctx),
+                     events: try FfiConverterTypeEvents_lift(events)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: ()) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultVoid(
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultVoid(
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeA2aError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceAgentExecutor> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceAgentExecutor>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitAgentExecutor() {
+    uniffi_a2a_wire_uniffi_fn_init_callback_vtable_agentexecutor(UniffiCallbackInterfaceAgentExecutor.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAgentExecutor: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<AgentExecutor>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = AgentExecutor
+
+    public static func lift(_ handle: UInt64) throws -> AgentExecutor {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return AgentExecutorImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: AgentExecutor) -> UInt64 {
+         if let rustImpl = value as? AgentExecutorImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AgentExecutor {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: AgentExecutor, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAgentExecutor_lift(_ handle: UInt64) throws -> AgentExecutor {
+    return try FfiConverterTypeAgentExecutor.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAgentExecutor_lower(_ value: AgentExecutor) -> UInt64 {
+    return FfiConverterTypeAgentExecutor.lower(value)
+}
+
+
+
+
+
+
+/**
+ * A running agent server.
+ */
+public protocol AgentServerProtocol: AnyObject, Sendable {
+    
+    /**
+     * The card the server publishes.
+     */
+    func card()  -> AgentCard
+    
+    /**
+     * Stops the server (open streams end, running runs are canceled) and returns once it
+     * has stopped. Later calls do nothing.
+     */
+    func stop() async 
+    
+    /**
+     * `http://HOST:PORT` (`https://` with TLS); the card is at `/.well-known/agent-card.json`.
+     */
+    func url()  -> String
+    
+}
+/**
+ * A running agent server.
+ */
+open class AgentServer: AgentServerProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_wire_uniffi_fn_clone_agentserver(self.handle, $0) }
+    }
+    /**
+     * Serves `agent` under `card` (its interfaces: when empty, the standard six at this
+     * server's address; when given, served as given).
+     */
+public convenience init(agent: AgentExecutor, card: AgentCard, config: ServerConfig)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_constructor_agentserver_new(
+        FfiConverterTypeAgentExecutor_lower(agent),
+        FfiConverterTypeAgentCard_lower(card),
+        FfiConverterTypeServerConfig_lower(config),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_wire_uniffi_fn_free_agentserver(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The card the server publishes.
+     */
+open func card() -> AgentCard  {
+    return try!  FfiConverterTypeAgentCard_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_agentserver_card(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Stops the server (open streams end, running runs are canceled) and returns once it
+     * has stopped. Later calls do nothing.
+     */
+open func stop()async   {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_agentserver_stop(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_void,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_void,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * `http://HOST:PORT` (`https://` with TLS); the card is at `/.well-known/agent-card.json`.
+     */
+open func url() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_agentserver_url(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAgentServer: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = AgentServer
+
+    public static func lift(_ handle: UInt64) throws -> AgentServer {
+        return AgentServer(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: AgentServer) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AgentServer {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: AgentServer, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAgentServer_lift(_ handle: UInt64) throws -> AgentServer {
+    return try FfiConverterTypeAgentServer.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAgentServer_lower(_ value: AgentServer) -> UInt64 {
+    return FfiConverterTypeAgentServer.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Where the agent publishes one run's events. Every call throws once the server refused an
+ * event of the run (the run ended, the task was canceled, the server stopped).
+ */
+public protocol EventsProtocol: AnyObject, Sendable {
+    
+    /**
+     * Publishes an artifact or a chunk of one (`append`: add to the artifact with the same
+     * id; `lastChunk`: it is complete). An artifact without an id gets a fresh UUID.
+     */
+    func artifact(artifact: Artifact, append: Bool, lastChunk: Bool, metadata: String?) throws 
+    
+    /**
+     * `COMPLETED`, with an optional agent message.
+     */
+    func complete(text: String?) throws 
+    
+    /**
+     * `FAILED` with the reason.
+     */
+    func fail(reason: String) throws 
+    
+    /**
+     * Replies with a direct message instead of a task (the first and only event of a run).
+     */
+    func message(message: Message) throws 
+    
+    /**
+     * A direct agent message of one text part.
+     */
+    func reply(text: String) throws 
+    
+    /**
+     * `INPUT_REQUIRED` with the question, which ends the turn.
+     */
+    func requireInput(question: String) throws 
+    
+    /**
+     * Sets the task's status, with an optional agent message (a question, a reason).
+     */
+    func status(state: TaskState, message: Message?, metadata: String?) throws 
+    
+    /**
+     * A whole artifact of one text part, with a fresh id.
+     */
+    func textArtifact(text: String) throws 
+    
+    /**
+     * `WORKING`, with an optional agent message.
+     */
+    func working(text: String?) throws 
+    
+}
+/**
+ * Where the agent publishes one run's events. Every call throws once the server refused an
+ * event of the run (the run ended, the task was canceled, the server stopped).
+ */
+open class Events: EventsProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_wire_uniffi_fn_clone_events(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_wire_uniffi_fn_free_events(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Publishes an artifact or a chunk of one (`append`: add to the artifact with the same
+     * id; `lastChunk`: it is complete). An artifact without an id gets a fresh UUID.
+     */
+open func artifact(artifact: Artifact, append: Bool, lastChunk: Bool, metadata: String?)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_events_artifact(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeArtifact_lower(artifact),
+        FfiConverterBool.lower(append),
+        FfiConverterBool.lower(lastChunk),
+        FfiConverterOptionString.lower(metadata),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * `COMPLETED`, with an optional agent message.
+     */
+open func complete(text: String?)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_events_complete(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionString.lower(text),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * `FAILED` with the reason.
+     */
+open func fail(reason: String)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_events_fail(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(reason),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Replies with a direct message instead of a task (the first and only event of a run).
+     */
+open func message(message: Message)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_events_message(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeMessage_lower(message),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * A direct agent message of one text part.
+     */
+open func reply(text: String)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_events_reply(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(text),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * `INPUT_REQUIRED` with the question, which ends the turn.
+     */
+open func requireInput(question: String)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_events_require_input(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(question),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Sets the task's status, with an optional agent message (a question, a reason).
+     */
+open func status(state: TaskState, message: Message?, metadata: String?)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_events_status(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeTaskState_lower(state),
+        FfiConverterOptionTypeMessage.lower(message),
+        FfiConverterOptionString.lower(metadata),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * A whole artifact of one text part, with a fresh id.
+     */
+open func textArtifact(text: String)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_events_text_artifact(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(text),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * `WORKING`, with an optional agent message.
+     */
+open func working(text: String?)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_events_working(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionString.lower(text),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEvents: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Events
+
+    public static func lift(_ handle: UInt64) throws -> Events {
+        return Events(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Events) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Events {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Events, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEvents_lift(_ handle: UInt64) throws -> Events {
+    return try FfiConverterTypeEvents.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEvents_lower(_ value: Events) -> UInt64 {
+    return FfiConverterTypeEvents.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Everything the agent knows about one run.
+ */
+public protocol RunContextProtocol: AnyObject, Sendable {
+    
+    /**
+     * The output modes the client accepts (empty: any).
+     */
+    func acceptedOutputModes()  -> [String]
+    
+    /**
+     * Returns when the task is canceled (at once if it already is).
+     */
+    func cancelled() async 
+    
+    /**
+     * Its context.
+     */
+    func contextId()  -> String
+    
+    /**
+     * The extensions active for this call.
+     */
+    func extensions()  -> [String]
+    
+    /**
+     * True once the task is canceled.
+     */
+    func isCancelled()  -> Bool
+    
+    /**
+     * True when the message continues an existing task.
+     */
+    func isFollowUp()  -> Bool
+    
+    /**
+     * The message, with `taskId` and `contextId` filled in.
+     */
+    func message()  -> Message
+    
+    /**
+     * The request's metadata, as JSON text (`null`: none).
+     */
+    func metadata()  -> String?
+    
+    /**
+     * Who sent it (the principal authentication gave; `null`: anonymous).
+     */
+    func principal()  -> String?
+    
+    /**
+     * The task as stored when the run started (`null` for a new task).
+     */
+    func task()  -> Task?
+    
+    /**
+     * The task the message belongs to.
+     */
+    func taskId()  -> String
+    
+    /**
+     * The tenant the request named (`""`: none).
+     */
+    func tenant()  -> String
+    
+    /**
+     * The text of the message's text parts, concatenated.
+     */
+    func text()  -> String
+    
+}
+/**
+ * Everything the agent knows about one run.
+ */
+open class RunContext: RunContextProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_wire_uniffi_fn_clone_runcontext(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_wire_uniffi_fn_free_runcontext(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The output modes the client accepts (empty: any).
+     */
+open func acceptedOutputModes() -> [String]  {
+    return try!  FfiConverterSequenceString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_accepted_output_modes(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Returns when the task is canceled (at once if it already is).
+     */
+open func cancelled()async   {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_runcontext_cancelled(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_void,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_void,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * Its context.
+     */
+open func contextId() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_context_id(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The extensions active for this call.
+     */
+open func extensions() -> [String]  {
+    return try!  FfiConverterSequenceString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_extensions(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * True once the task is canceled.
+     */
+open func isCancelled() -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_is_cancelled(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * True when the message continues an existing task.
+     */
+open func isFollowUp() -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_is_follow_up(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The message, with `taskId` and `contextId` filled in.
+     */
+open func message() -> Message  {
+    return try!  FfiConverterTypeMessage_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_message(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The request's metadata, as JSON text (`null`: none).
+     */
+open func metadata() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_metadata(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Who sent it (the principal authentication gave; `null`: anonymous).
+     */
+open func principal() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_principal(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The task as stored when the run started (`null` for a new task).
+     */
+open func task() -> Task?  {
+    return try!  FfiConverterOptionTypeTask.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_task(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The task the message belongs to.
+     */
+open func taskId() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_task_id(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The tenant the request named (`""`: none).
+     */
+open func tenant() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_tenant(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The text of the message's text parts, concatenated.
+     */
+open func text() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_runcontext_text(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRunContext: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = RunContext
+
+    public static func lift(_ handle: UInt64) throws -> RunContext {
+        return RunContext(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: RunContext) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RunContext {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: RunContext, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRunContext_lift(_ handle: UInt64) throws -> RunContext {
+    return try FfiConverterTypeRunContext.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRunContext_lower(_ value: RunContext) -> UInt64 {
+    return FfiConverterTypeRunContext.lower(value)
 }
 
 
@@ -3788,6 +4837,125 @@ public func FfiConverterTypeSendMessageResponse_lift(_ buf: RustBuffer) throws -
 #endif
 public func FfiConverterTypeSendMessageResponse_lower(_ value: SendMessageResponse) -> RustBuffer {
     return FfiConverterTypeSendMessageResponse.lower(value)
+}
+
+
+/**
+ * How the server listens and keeps its tasks. Every field has a default.
+ */
+public struct ServerConfig: Equatable, Hashable {
+    /**
+     * The address to listen on (`127.0.0.1`).
+     */
+    public var host: String
+    /**
+     * The port (0: any free one; `url()` says which).
+     */
+    public var port: UInt16
+    /**
+     * Token to principal: every call then needs `Authorization: Bearer TOKEN`.
+     */
+    public var bearerTokens: [String: String]
+    /**
+     * Serve HTTPS with this certificate chain and key (PEM files).
+     */
+    public var tlsCertFile: String?
+    /**
+     * The key of `tlsCertFile`.
+     */
+    public var tlsKeyFile: String?
+    /**
+     * Where tasks are kept: `null`, in memory; a file, SQLite; a `postgres://` URL.
+     */
+    public var store: String?
+    /**
+     * How long a canceled run may go on before its coroutine is cancelled (`null`: 5 s).
+     */
+    public var cancelGrace: TimeInterval?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The address to listen on (`127.0.0.1`).
+         */host: String = "127.0.0.1", 
+        /**
+         * The port (0: any free one; `url()` says which).
+         */port: UInt16 = UInt16(0), 
+        /**
+         * Token to principal: every call then needs `Authorization: Bearer TOKEN`.
+         */bearerTokens: [String: String] = [:], 
+        /**
+         * Serve HTTPS with this certificate chain and key (PEM files).
+         */tlsCertFile: String? = nil, 
+        /**
+         * The key of `tlsCertFile`.
+         */tlsKeyFile: String? = nil, 
+        /**
+         * Where tasks are kept: `null`, in memory; a file, SQLite; a `postgres://` URL.
+         */store: String? = nil, 
+        /**
+         * How long a canceled run may go on before its coroutine is cancelled (`null`: 5 s).
+         */cancelGrace: TimeInterval? = nil) {
+        self.host = host
+        self.port = port
+        self.bearerTokens = bearerTokens
+        self.tlsCertFile = tlsCertFile
+        self.tlsKeyFile = tlsKeyFile
+        self.store = store
+        self.cancelGrace = cancelGrace
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ServerConfig: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeServerConfig: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ServerConfig {
+        return
+            try ServerConfig(
+                host: FfiConverterString.read(from: &buf), 
+                port: FfiConverterUInt16.read(from: &buf), 
+                bearerTokens: FfiConverterDictionaryStringString.read(from: &buf), 
+                tlsCertFile: FfiConverterOptionString.read(from: &buf), 
+                tlsKeyFile: FfiConverterOptionString.read(from: &buf), 
+                store: FfiConverterOptionString.read(from: &buf), 
+                cancelGrace: FfiConverterOptionDuration.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ServerConfig, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.host, into: &buf)
+        FfiConverterUInt16.write(value.port, into: &buf)
+        FfiConverterDictionaryStringString.write(value.bearerTokens, into: &buf)
+        FfiConverterOptionString.write(value.tlsCertFile, into: &buf)
+        FfiConverterOptionString.write(value.tlsKeyFile, into: &buf)
+        FfiConverterOptionString.write(value.store, into: &buf)
+        FfiConverterOptionDuration.write(value.cancelGrace, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerConfig_lift(_ buf: RustBuffer) throws -> ServerConfig {
+    return try FfiConverterTypeServerConfig.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeServerConfig_lower(_ value: ServerConfig) -> RustBuffer {
+    return FfiConverterTypeServerConfig.lower(value)
 }
 
 
@@ -7014,6 +8182,30 @@ fileprivate struct FfiConverterOptionTypeStreamResponse: FfiConverterRustBuffer 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeTask: FfiConverterRustBuffer {
+    typealias SwiftType = Task?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeTask.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeTask.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeTaskPushNotificationConfig: FfiConverterRustBuffer {
     typealias SwiftType = TaskPushNotificationConfig?
 
@@ -7603,6 +8795,96 @@ fileprivate func uniffiFutureContinuationCallback(handle: UInt64, pollResult: In
     } else {
         print("uniffiFutureContinuationCallback invalid handle")
     }
+}
+private func uniffiTraitInterfaceCallAsync<T>(
+    makeCall: @escaping () async throws -> T,
+    handleSuccess: @escaping (T) -> (),
+    handleError: @escaping (Int8, RustBuffer) -> (),
+    droppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+) {
+    let task = Task {
+        // Note: it's important we call either `handleSuccess` or `handleError` exactly once.  Each
+        // call consumes an Arc reference, which means there should be no possibility of a double
+        // call.  The following code is structured so that will will never call both `handleSuccess`
+        // and `handleError`, even in the face of weird errors.
+        //
+        // On platforms that need extra machinery to make C-ABI calls, like JNA or ctypes, it's
+        // possible that we fail to make either call.  However, it doesn't seem like this is
+        // possible on Swift since swift can just make the C call directly.
+        var callResult: T
+        do {
+            callResult = try await makeCall()
+        } catch {
+            handleError(CALL_UNEXPECTED_ERROR, FfiConverterString.lower(String(describing: error)))
+            return
+        }
+        handleSuccess(callResult)
+    }
+    let handle = UNIFFI_FOREIGN_FUTURE_HANDLE_MAP.insert(obj: task)
+    droppedCallback.pointee = UniffiForeignFutureDroppedCallbackStruct(
+        handle: handle,
+        free: uniffiForeignFutureDroppedCallback
+    )
+}
+
+private func uniffiTraitInterfaceCallAsyncWithError<T, E>(
+    makeCall: @escaping () async throws -> T,
+    handleSuccess: @escaping (T) -> (),
+    handleError: @escaping (Int8, RustBuffer) -> (),
+    lowerError: @escaping (E) -> RustBuffer,
+    droppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+) {
+    let task = Task {
+        // See the note in uniffiTraitInterfaceCallAsync for details on `handleSuccess` and
+        // `handleError`.
+        var callResult: T
+        do {
+            callResult = try await makeCall()
+        } catch let error as E {
+            handleError(CALL_ERROR, lowerError(error))
+            return
+        } catch {
+            handleError(CALL_UNEXPECTED_ERROR, FfiConverterString.lower(String(describing: error)))
+            return
+        }
+        handleSuccess(callResult)
+    }
+    let handle = UNIFFI_FOREIGN_FUTURE_HANDLE_MAP.insert(obj: task)
+    droppedCallback.pointee = UniffiForeignFutureDroppedCallbackStruct(
+        handle: handle,
+        free: uniffiForeignFutureDroppedCallback
+    )
+}
+
+// Borrow the callback handle map implementation to store foreign future handles
+// TODO: consolidate the handle-map code (https://github.com/mozilla/uniffi-rs/pull/1823)
+fileprivate let UNIFFI_FOREIGN_FUTURE_HANDLE_MAP = UniffiHandleMap<UniffiForeignFutureTask>()
+
+// Protocol for tasks that handle foreign futures.
+//
+// Defining a protocol allows all tasks to be stored in the same handle map.  This can't be done
+// with the task object itself, since has generic parameters.
+fileprivate protocol UniffiForeignFutureTask {
+    func cancel()
+}
+
+extension Task: UniffiForeignFutureTask {}
+
+private func uniffiForeignFutureDroppedCallback(handle: UInt64) {
+    do {
+        let task = try UNIFFI_FOREIGN_FUTURE_HANDLE_MAP.remove(handle: handle)
+        // Set the cancellation flag on the task.  If it's still running, the code can check the
+        // cancellation flag or call `Task.checkCancellation()`.  If the task has completed, this is
+        // a no-op.
+        task.cancel()
+    } catch {
+        print("uniffiForeignFutureDroppedCallback: handle missing from handlemap")
+    }
+}
+
+// For testing
+public func uniffiForeignFutureHandleCountA2aWire() -> Int {
+    UNIFFI_FOREIGN_FUTURE_HANDLE_MAP.count
 }
 /**
  * The version of this library (the workspace's).
@@ -10217,10 +11499,92 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_wire_uniffi_checksum_method_taskstream_next() != 45412) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_wire_uniffi_checksum_method_agentexecutor_execute() != 9970) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_agentserver_card() != 4174) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_agentserver_stop() != 834) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_agentserver_url() != 13682) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_artifact() != 32942) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_complete() != 6204) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_fail() != 7595) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_message() != 23709) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_reply() != 60321) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_require_input() != 48287) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_status() != 45727) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_text_artifact() != 5378) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_working() != 4881) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_accepted_output_modes() != 7278) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_cancelled() != 63413) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_context_id() != 65342) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_extensions() != 40228) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_is_cancelled() != 57145) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_is_follow_up() != 31337) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_message() != 14466) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_metadata() != 43951) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_principal() != 40293) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_task() != 4886) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_task_id() != 45002) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_tenant() != 35845) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_runcontext_text() != 7285) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_wire_uniffi_checksum_constructor_a2aclient_connect() != 46462) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_wire_uniffi_checksum_constructor_agentserver_new() != 43239) {
+        return InitializationResult.apiChecksumMismatch
+    }
 
+    uniffiCallbackInitAgentExecutor()
     return InitializationResult.ok
 }()
 

@@ -657,6 +657,28 @@ internal open class UniffiForeignFutureResultVoid(
 internal interface UniffiForeignFutureCompleteVoid : com.sun.jna.Callback {
     fun callback(`callbackData`: Long,`result`: UniffiForeignFutureResultVoid.UniffiByValue,)
 }
+internal interface UniffiCallbackInterfaceAgentExecutorMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`ctx`: Long,`events`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "execute")
+internal open class UniffiVTableCallbackInterfaceAgentExecutor(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `execute`: UniffiCallbackInterfaceAgentExecutorMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `execute`: UniffiCallbackInterfaceAgentExecutorMethod0? = null,
+    ): UniffiVTableCallbackInterfaceAgentExecutor(`uniffiFree`,`uniffiClone`,`execute`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceAgentExecutor) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `execute` = other.`execute`
+    }
+
+}
 
 // A JNA Library to expose the extern-C FFI definitions.
 // This is an implementation detail which will be called internally by the public API.
@@ -1078,7 +1100,61 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_method_taskstream_next(
     ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_agentexecutor_execute(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_agentserver_card(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_agentserver_stop(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_agentserver_url(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_artifact(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_complete(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_fail(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_message(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_reply(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_require_input(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_status(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_text_artifact(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_working(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_accepted_output_modes(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_cancelled(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_context_id(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_extensions(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_is_cancelled(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_is_follow_up(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_message(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_metadata(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_principal(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_task(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_task_id(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_tenant(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_runcontext_text(
+    ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_constructor_a2aclient_connect(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_constructor_agentserver_new(
     ): Int
     external fun ffi_a2a_wire_uniffi_uniffi_contract_version(
     ): Int
@@ -1096,6 +1172,7 @@ internal object UniffiLib {
 
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "a2a_wire"))
+        uniffiCallbackInterfaceAgentExecutor.register(this)
         
     }
 
@@ -1142,6 +1219,78 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_a2a_wire_uniffi_fn_method_taskstream_next(`ptr`: Long,
     ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_clone_agentexecutor(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_free_agentexecutor(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_init_callback_vtable_agentexecutor(`vtable`: UniffiVTableCallbackInterfaceAgentExecutor,
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_agentexecutor_execute(`ptr`: Long,`ctx`: Long,`events`: Long,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_clone_agentserver(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_free_agentserver(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_constructor_agentserver_new(`agent`: Long,`card`: RustBuffer.ByValue,`config`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_agentserver_card(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_agentserver_stop(`ptr`: Long,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_agentserver_url(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_clone_events(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_free_events(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_artifact(`ptr`: Long,`artifact`: RustBuffer.ByValue,`append`: Byte,`lastChunk`: Byte,`metadata`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_complete(`ptr`: Long,`text`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_fail(`ptr`: Long,`reason`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_message(`ptr`: Long,`message`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_reply(`ptr`: Long,`text`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_require_input(`ptr`: Long,`question`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_status(`ptr`: Long,`state`: RustBuffer.ByValue,`message`: RustBuffer.ByValue,`metadata`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_text_artifact(`ptr`: Long,`text`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_working(`ptr`: Long,`text`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_clone_runcontext(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_free_runcontext(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_accepted_output_modes(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_cancelled(`ptr`: Long,
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_context_id(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_extensions(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_is_cancelled(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_is_follow_up(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_message(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_metadata(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_principal(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_task(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_task_id(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_tenant(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_runcontext_text(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_a2a_wire_uniffi_fn_func_version(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_a2a_wire_uniffi_fn_func_decode_agent_capabilities_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -2219,7 +2368,88 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_a2a_wire_uniffi_checksum_method_taskstream_next() and 0xFFFF) != 45412) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_agentexecutor_execute() and 0xFFFF) != 9970) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_agentserver_card() and 0xFFFF) != 4174) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_agentserver_stop() and 0xFFFF) != 834) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_agentserver_url() and 0xFFFF) != 13682) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_artifact() and 0xFFFF) != 32942) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_complete() and 0xFFFF) != 6204) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_fail() and 0xFFFF) != 7595) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_message() and 0xFFFF) != 23709) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_reply() and 0xFFFF) != 60321) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_require_input() and 0xFFFF) != 48287) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_status() and 0xFFFF) != 45727) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_text_artifact() and 0xFFFF) != 5378) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_working() and 0xFFFF) != 4881) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_accepted_output_modes() and 0xFFFF) != 7278) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_cancelled() and 0xFFFF) != 63413) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_context_id() and 0xFFFF) != 65342) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_extensions() and 0xFFFF) != 40228) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_is_cancelled() and 0xFFFF) != 57145) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_is_follow_up() and 0xFFFF) != 31337) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_message() and 0xFFFF) != 14466) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_metadata() and 0xFFFF) != 43951) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_principal() and 0xFFFF) != 40293) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_task() and 0xFFFF) != 4886) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_task_id() and 0xFFFF) != 45002) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_tenant() and 0xFFFF) != 35845) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_runcontext_text() and 0xFFFF) != 7285) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_a2a_wire_uniffi_checksum_constructor_a2aclient_connect() and 0xFFFF) != 46462) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_constructor_agentserver_new() and 0xFFFF) != 43239) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -2275,6 +2505,95 @@ internal suspend fun<T, F, E: kotlin.Exception> uniffiRustCallAsync(
         freeFunc(rustFuture)
     }
 }
+internal inline fun<T> uniffiTraitInterfaceCallAsync(
+    crossinline makeCall: suspend () -> T,
+    crossinline handleSuccess: (T) -> Unit,
+    crossinline handleError: (UniffiRustCallStatus.ByValue) -> Unit,
+    uniffiOutDroppedCallback: UniffiForeignFutureDroppedCallbackStruct,
+) {
+    // Using `GlobalScope` is labeled as a "delicate API" and generally discouraged in Kotlin programs, since it breaks structured concurrency.
+    // However, our parent task is a Rust future, so we're going to need to break structure concurrency in any case.
+    //
+    // Uniffi does its best to support structured concurrency across the FFI.
+    // If the Rust future is dropped, `uniffiForeignFutureDroppedCallbackImpl` is called, which will cancel the Kotlin coroutine if it's still running.
+    @OptIn(DelicateCoroutinesApi::class)
+    val job = GlobalScope.launch coroutineBlock@ {
+        // Note: it's important we call either `handleSuccess` or `handleError` exactly once.  Each
+        // call consumes an Arc reference, which means there should be no possibility of a double
+        // call.  The following code is structured so that will will never call both `handleSuccess`
+        // and `handleError`, even in the face of weird exceptions.
+        //
+        // In extreme circumstances we may not call either, for example if we fail to make the JNA
+        // call to `handleSuccess`.  This means we will leak the Arc reference, which is better than
+        // double-freeing it.
+        val callResult = try {
+            makeCall()
+        } catch(e: kotlin.Exception) {
+            handleError(
+                UniffiRustCallStatus.create(
+                    UNIFFI_CALL_UNEXPECTED_ERROR,
+                    FfiConverterString.lower(e.toString()),
+                )
+            )
+            return@coroutineBlock
+        }
+        handleSuccess(callResult)
+    }
+    val handle = uniffiForeignFutureHandleMap.insert(job)
+    uniffiOutDroppedCallback.uniffiSetValue(UniffiForeignFutureDroppedCallbackStruct(handle, uniffiForeignFutureDroppedCallbackImpl))
+}
+
+internal inline fun<T, reified E: Throwable> uniffiTraitInterfaceCallAsyncWithError(
+    crossinline makeCall: suspend () -> T,
+    crossinline handleSuccess: (T) -> Unit,
+    crossinline handleError: (UniffiRustCallStatus.ByValue) -> Unit,
+    crossinline lowerError: (E) -> RustBuffer.ByValue,
+    uniffiOutDroppedCallback: UniffiForeignFutureDroppedCallbackStruct,
+) {
+    // See uniffiTraitInterfaceCallAsync for details on `DelicateCoroutinesApi`
+    @OptIn(DelicateCoroutinesApi::class)
+    val job = GlobalScope.launch coroutineBlock@ {
+        // See the note in uniffiTraitInterfaceCallAsync for details on `handleSuccess` and
+        // `handleError`.
+        val callResult = try {
+            makeCall()
+        } catch(e: kotlin.Exception) {
+            if (e is E) {
+                handleError(
+                    UniffiRustCallStatus.create(
+                        UNIFFI_CALL_ERROR,
+                        lowerError(e),
+                    )
+                )
+            } else {
+                handleError(
+                    UniffiRustCallStatus.create(
+                        UNIFFI_CALL_UNEXPECTED_ERROR,
+                        FfiConverterString.lower(e.toString()),
+                    )
+                )
+            }
+            return@coroutineBlock
+        }
+        handleSuccess(callResult)
+    }
+    val handle = uniffiForeignFutureHandleMap.insert(job)
+    uniffiOutDroppedCallback.uniffiSetValue(UniffiForeignFutureDroppedCallbackStruct(handle, uniffiForeignFutureDroppedCallbackImpl))
+}
+
+internal val uniffiForeignFutureHandleMap = UniffiHandleMap<Job>()
+
+internal object uniffiForeignFutureDroppedCallbackImpl: UniffiForeignFutureDroppedCallback {
+    override fun callback(handle: Long) {
+        val job = uniffiForeignFutureHandleMap.remove(handle)
+        if (!job.isCompleted) {
+            job.cancel()
+        }
+    }
+}
+
+// For testing
+public fun uniffiForeignFutureHandleCount() = uniffiForeignFutureHandleMap.size
 
 // Public interface members begin here.
 
@@ -2353,7 +2672,38 @@ object UniffiWithHandle
  *
  * @suppress
  * */
-object NoHandle
+object NoHandle// Magic number for the Rust proxy to call using the same mechanism as every other method,
+// to free the callback once it's dropped by Rust.
+internal const val IDX_CALLBACK_FREE = 0
+// Callback return codes
+internal const val UNIFFI_CALLBACK_SUCCESS = 0
+internal const val UNIFFI_CALLBACK_ERROR = 1
+internal const val UNIFFI_CALLBACK_UNEXPECTED_ERROR = 2
+
+/**
+ * @suppress
+ */
+public abstract class FfiConverterCallbackInterface<CallbackInterface: Any>: FfiConverter<CallbackInterface, Long> {
+    internal val handleMap = UniffiHandleMap<CallbackInterface>()
+
+    internal fun drop(handle: Long) {
+        handleMap.remove(handle)
+    }
+
+    override fun lift(value: Long): CallbackInterface {
+        return handleMap.get(value)
+    }
+
+    override fun read(buf: ByteBuffer) = lift(buf.getLong())
+
+    override fun lower(value: CallbackInterface) = handleMap.insert(value)
+
+    override fun allocationSize(value: CallbackInterface) = 8UL
+
+    override fun write(value: CallbackInterface, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
 /**
  * The cleaner interface for Object finalization code to run.
  * This is the entry point to any implementation that we're using.
@@ -3311,6 +3661,1679 @@ public object FfiConverterTypeA2aClient: FfiConverter<A2aClient, Long> {
     override fun allocationSize(value: A2aClient) = 8UL
 
     override fun write(value: A2aClient, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The agent, implemented in Kotlin or Swift.
+ */
+public interface AgentExecutor {
+    
+    /**
+     * Handles one message: publish through `events`, return when the turn is over (a run
+     * that returns without ending the task leaves it as its last status said; one that
+     * throws fails the task with the exception's text).
+     */
+    suspend fun `execute`(`ctx`: RunContext, `events`: Events)
+    
+    companion object
+}
+
+/**
+ * The agent, implemented in Kotlin or Swift.
+ */
+open class AgentExecutorImpl: Disposable, AutoCloseable, AgentExecutor
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_a2a_wire_uniffi_fn_free_agentexecutor(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_clone_agentexecutor(handle, status)
+        }
+    }
+
+    
+    /**
+     * Handles one message: publish through `events`, return when the turn is over (a run
+     * that returns without ending the task leaves it as its last status said; one that
+     * throws fails the task with the exception's text).
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `execute`(`ctx`: RunContext, `events`: Events) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_agentexecutor_execute(
+                uniffiHandle,
+                
+        FfiConverterTypeRunContext.lower(`ctx`),
+        FfiConverterTypeEvents.lower(`events`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceAgentExecutor {
+    internal object `execute`: UniffiCallbackInterfaceAgentExecutorMethod0 {
+        override fun callback(`uniffiHandle`: Long,`ctx`: Long,`events`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeAgentExecutor.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`execute`(
+                    FfiConverterTypeRunContext.lift(`ctx`),
+                    FfiConverterTypeEvents.lift(`events`),
+                )
+            }
+            val uniffiHandleSuccess = { _: Unit ->
+                val uniffiResult = UniffiForeignFutureResultVoid.UniffiByValue(
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultVoid.UniffiByValue(
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: A2aException -> FfiConverterTypeA2aError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeAgentExecutor.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeAgentExecutor.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceAgentExecutor.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `execute`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_a2a_wire_uniffi_fn_init_callback_vtable_agentexecutor(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeAgentExecutor: FfiConverter<AgentExecutor, Long> {
+    internal val handleMap = UniffiHandleMap<AgentExecutor>()
+
+    override fun lower(value: AgentExecutor): Long {
+        if (value is AgentExecutorImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): AgentExecutor {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return AgentExecutorImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): AgentExecutor {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: AgentExecutor) = 8UL
+
+    override fun write(value: AgentExecutor, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * A running agent server.
+ */
+public interface AgentServerInterface {
+    
+    /**
+     * The card the server publishes.
+     */
+    fun `card`(): AgentCard
+    
+    /**
+     * Stops the server (open streams end, running runs are canceled) and returns once it
+     * has stopped. Later calls do nothing.
+     */
+    suspend fun `stop`()
+    
+    /**
+     * `http://HOST:PORT` (`https://` with TLS); the card is at `/.well-known/agent-card.json`.
+     */
+    fun `url`(): kotlin.String
+    
+    companion object
+}
+
+/**
+ * A running agent server.
+ */
+open class AgentServer: Disposable, AutoCloseable, AgentServerInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * Serves `agent` under `card` (its interfaces: when empty, the standard six at this
+     * server's address; when given, served as given).
+     */
+    constructor(`agent`: AgentExecutor, `card`: AgentCard, `config`: ServerConfig) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_constructor_agentserver_new(
+    
+        
+        FfiConverterTypeAgentExecutor.lower(`agent`),
+        FfiConverterTypeAgentCard.lower(`card`),
+        FfiConverterTypeServerConfig.lower(`config`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_a2a_wire_uniffi_fn_free_agentserver(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_clone_agentserver(handle, status)
+        }
+    }
+
+    
+    /**
+     * The card the server publishes.
+     */override fun `card`(): AgentCard {
+            return FfiConverterTypeAgentCard.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_agentserver_card(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Stops the server (open streams end, running runs are canceled) and returns once it
+     * has stopped. Later calls do nothing.
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `stop`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_agentserver_stop(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `http://HOST:PORT` (`https://` with TLS); the card is at `/.well-known/agent-card.json`.
+     */override fun `url`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_agentserver_url(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeAgentServer: FfiConverter<AgentServer, Long> {
+    override fun lower(value: AgentServer): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): AgentServer {
+        return AgentServer(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): AgentServer {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: AgentServer) = 8UL
+
+    override fun write(value: AgentServer, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Where the agent publishes one run's events. Every call throws once the server refused an
+ * event of the run (the run ended, the task was canceled, the server stopped).
+ */
+public interface EventsInterface {
+    
+    /**
+     * Publishes an artifact or a chunk of one (`append`: add to the artifact with the same
+     * id; `lastChunk`: it is complete). An artifact without an id gets a fresh UUID.
+     */
+    fun `artifact`(`artifact`: Artifact, `append`: kotlin.Boolean, `lastChunk`: kotlin.Boolean, `metadata`: kotlin.String?)
+    
+    /**
+     * `COMPLETED`, with an optional agent message.
+     */
+    fun `complete`(`text`: kotlin.String?)
+    
+    /**
+     * `FAILED` with the reason.
+     */
+    fun `fail`(`reason`: kotlin.String)
+    
+    /**
+     * Replies with a direct message instead of a task (the first and only event of a run).
+     */
+    fun `message`(`message`: Message)
+    
+    /**
+     * A direct agent message of one text part.
+     */
+    fun `reply`(`text`: kotlin.String)
+    
+    /**
+     * `INPUT_REQUIRED` with the question, which ends the turn.
+     */
+    fun `requireInput`(`question`: kotlin.String)
+    
+    /**
+     * Sets the task's status, with an optional agent message (a question, a reason).
+     */
+    fun `status`(`state`: TaskState, `message`: Message?, `metadata`: kotlin.String?)
+    
+    /**
+     * A whole artifact of one text part, with a fresh id.
+     */
+    fun `textArtifact`(`text`: kotlin.String)
+    
+    /**
+     * `WORKING`, with an optional agent message.
+     */
+    fun `working`(`text`: kotlin.String?)
+    
+    companion object
+}
+
+/**
+ * Where the agent publishes one run's events. Every call throws once the server refused an
+ * event of the run (the run ended, the task was canceled, the server stopped).
+ */
+open class Events: Disposable, AutoCloseable, EventsInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_a2a_wire_uniffi_fn_free_events(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_clone_events(handle, status)
+        }
+    }
+
+    
+    /**
+     * Publishes an artifact or a chunk of one (`append`: add to the artifact with the same
+     * id; `lastChunk`: it is complete). An artifact without an id gets a fresh UUID.
+     */
+    @Throws(A2aException::class)override fun `artifact`(`artifact`: Artifact, `append`: kotlin.Boolean, `lastChunk`: kotlin.Boolean, `metadata`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_artifact(
+        it,
+        
+        FfiConverterTypeArtifact.lower(`artifact`),
+        FfiConverterBoolean.lower(`append`),
+        FfiConverterBoolean.lower(`lastChunk`),
+        FfiConverterOptionalString.lower(`metadata`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * `COMPLETED`, with an optional agent message.
+     */
+    @Throws(A2aException::class)override fun `complete`(`text`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_complete(
+        it,
+        
+        FfiConverterOptionalString.lower(`text`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * `FAILED` with the reason.
+     */
+    @Throws(A2aException::class)override fun `fail`(`reason`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_fail(
+        it,
+        
+        FfiConverterString.lower(`reason`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Replies with a direct message instead of a task (the first and only event of a run).
+     */
+    @Throws(A2aException::class)override fun `message`(`message`: Message)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_message(
+        it,
+        
+        FfiConverterTypeMessage.lower(`message`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * A direct agent message of one text part.
+     */
+    @Throws(A2aException::class)override fun `reply`(`text`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_reply(
+        it,
+        
+        FfiConverterString.lower(`text`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * `INPUT_REQUIRED` with the question, which ends the turn.
+     */
+    @Throws(A2aException::class)override fun `requireInput`(`question`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_require_input(
+        it,
+        
+        FfiConverterString.lower(`question`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * Sets the task's status, with an optional agent message (a question, a reason).
+     */
+    @Throws(A2aException::class)override fun `status`(`state`: TaskState, `message`: Message?, `metadata`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_status(
+        it,
+        
+        FfiConverterTypeTaskState.lower(`state`),
+        FfiConverterOptionalTypeMessage.lower(`message`),
+        FfiConverterOptionalString.lower(`metadata`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * A whole artifact of one text part, with a fresh id.
+     */
+    @Throws(A2aException::class)override fun `textArtifact`(`text`: kotlin.String)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_text_artifact(
+        it,
+        
+        FfiConverterString.lower(`text`),_status)
+}
+    }
+    
+    
+
+    
+    /**
+     * `WORKING`, with an optional agent message.
+     */
+    @Throws(A2aException::class)override fun `working`(`text`: kotlin.String?)
+        = 
+    callWithHandle {
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_working(
+        it,
+        
+        FfiConverterOptionalString.lower(`text`),_status)
+}
+    }
+    
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeEvents: FfiConverter<Events, Long> {
+    override fun lower(value: Events): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Events {
+        return Events(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Events {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Events) = 8UL
+
+    override fun write(value: Events, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Everything the agent knows about one run.
+ */
+public interface RunContextInterface {
+    
+    /**
+     * The output modes the client accepts (empty: any).
+     */
+    fun `acceptedOutputModes`(): List<kotlin.String>
+    
+    /**
+     * Returns when the task is canceled (at once if it already is).
+     */
+    suspend fun `cancelled`()
+    
+    /**
+     * Its context.
+     */
+    fun `contextId`(): kotlin.String
+    
+    /**
+     * The extensions active for this call.
+     */
+    fun `extensions`(): List<kotlin.String>
+    
+    /**
+     * True once the task is canceled.
+     */
+    fun `isCancelled`(): kotlin.Boolean
+    
+    /**
+     * True when the message continues an existing task.
+     */
+    fun `isFollowUp`(): kotlin.Boolean
+    
+    /**
+     * The message, with `taskId` and `contextId` filled in.
+     */
+    fun `message`(): Message
+    
+    /**
+     * The request's metadata, as JSON text (`null`: none).
+     */
+    fun `metadata`(): kotlin.String?
+    
+    /**
+     * Who sent it (the principal authentication gave; `null`: anonymous).
+     */
+    fun `principal`(): kotlin.String?
+    
+    /**
+     * The task as stored when the run started (`null` for a new task).
+     */
+    fun `task`(): Task?
+    
+    /**
+     * The task the message belongs to.
+     */
+    fun `taskId`(): kotlin.String
+    
+    /**
+     * The tenant the request named (`""`: none).
+     */
+    fun `tenant`(): kotlin.String
+    
+    /**
+     * The text of the message's text parts, concatenated.
+     */
+    fun `text`(): kotlin.String
+    
+    companion object
+}
+
+/**
+ * Everything the agent knows about one run.
+ */
+open class RunContext: Disposable, AutoCloseable, RunContextInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_a2a_wire_uniffi_fn_free_runcontext(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_clone_runcontext(handle, status)
+        }
+    }
+
+    
+    /**
+     * The output modes the client accepts (empty: any).
+     */override fun `acceptedOutputModes`(): List<kotlin.String> {
+            return FfiConverterSequenceString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_accepted_output_modes(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Returns when the task is canceled (at once if it already is).
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `cancelled`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_cancelled(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Its context.
+     */override fun `contextId`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_context_id(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The extensions active for this call.
+     */override fun `extensions`(): List<kotlin.String> {
+            return FfiConverterSequenceString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_extensions(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * True once the task is canceled.
+     */override fun `isCancelled`(): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_is_cancelled(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * True when the message continues an existing task.
+     */override fun `isFollowUp`(): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_is_follow_up(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The message, with `taskId` and `contextId` filled in.
+     */override fun `message`(): Message {
+            return FfiConverterTypeMessage.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_message(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The request's metadata, as JSON text (`null`: none).
+     */override fun `metadata`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_metadata(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Who sent it (the principal authentication gave; `null`: anonymous).
+     */override fun `principal`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_principal(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The task as stored when the run started (`null` for a new task).
+     */override fun `task`(): Task? {
+            return FfiConverterOptionalTypeTask.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_task(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The task the message belongs to.
+     */override fun `taskId`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_task_id(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The tenant the request named (`""`: none).
+     */override fun `tenant`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_tenant(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The text of the message's text parts, concatenated.
+     */override fun `text`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_runcontext_text(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeRunContext: FfiConverter<RunContext, Long> {
+    override fun lower(value: RunContext): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): RunContext {
+        return RunContext(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): RunContext {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: RunContext) = 8UL
+
+    override fun write(value: RunContext, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -5570,6 +7593,93 @@ public object FfiConverterTypeSendMessageResponse: FfiConverterRustBuffer<SendMe
 
     override fun write(value: SendMessageResponse, buf: ByteBuffer) {
             FfiConverterOptionalTypeSendMessageResponsePayload.write(value.`payload`, buf)
+    }
+}
+
+
+
+/**
+ * How the server listens and keeps its tasks. Every field has a default.
+ */
+data class ServerConfig (
+    /**
+     * The address to listen on (`127.0.0.1`).
+     */
+    val `host`: kotlin.String = "127.0.0.1" 
+    , 
+    /**
+     * The port (0: any free one; `url()` says which).
+     */
+    val `port`: kotlin.UShort = 0u 
+    , 
+    /**
+     * Token to principal: every call then needs `Authorization: Bearer TOKEN`.
+     */
+    val `bearerTokens`: Map<kotlin.String, kotlin.String> = mapOf() 
+    , 
+    /**
+     * Serve HTTPS with this certificate chain and key (PEM files).
+     */
+    val `tlsCertFile`: kotlin.String? = null 
+    , 
+    /**
+     * The key of `tlsCertFile`.
+     */
+    val `tlsKeyFile`: kotlin.String? = null 
+    , 
+    /**
+     * Where tasks are kept: `null`, in memory; a file, SQLite; a `postgres://` URL.
+     */
+    val `store`: kotlin.String? = null 
+    , 
+    /**
+     * How long a canceled run may go on before its coroutine is cancelled (`null`: 5 s).
+     */
+    val `cancelGrace`: java.time.Duration? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeServerConfig: FfiConverterRustBuffer<ServerConfig> {
+    override fun read(buf: ByteBuffer): ServerConfig {
+        return ServerConfig(
+            FfiConverterString.read(buf),
+            FfiConverterUShort.read(buf),
+            FfiConverterMapStringString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalDuration.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ServerConfig) = (
+            FfiConverterString.allocationSize(value.`host`) +
+            FfiConverterUShort.allocationSize(value.`port`) +
+            FfiConverterMapStringString.allocationSize(value.`bearerTokens`) +
+            FfiConverterOptionalString.allocationSize(value.`tlsCertFile`) +
+            FfiConverterOptionalString.allocationSize(value.`tlsKeyFile`) +
+            FfiConverterOptionalString.allocationSize(value.`store`) +
+            FfiConverterOptionalDuration.allocationSize(value.`cancelGrace`)
+    )
+
+    override fun write(value: ServerConfig, buf: ByteBuffer) {
+            FfiConverterString.write(value.`host`, buf)
+            FfiConverterUShort.write(value.`port`, buf)
+            FfiConverterMapStringString.write(value.`bearerTokens`, buf)
+            FfiConverterOptionalString.write(value.`tlsCertFile`, buf)
+            FfiConverterOptionalString.write(value.`tlsKeyFile`, buf)
+            FfiConverterOptionalString.write(value.`store`, buf)
+            FfiConverterOptionalDuration.write(value.`cancelGrace`, buf)
     }
 }
 
@@ -10128,6 +12238,38 @@ public object FfiConverterOptionalTypeStreamResponse: FfiConverterRustBuffer<Str
         } else {
             buf.put(1)
             FfiConverterTypeStreamResponse.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeTask: FfiConverterRustBuffer<Task?> {
+    override fun read(buf: ByteBuffer): Task? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeTask.read(buf)
+    }
+
+    override fun allocationSize(value: Task?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeTask.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Task?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeTask.write(value, buf)
         }
     }
 }
