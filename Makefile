@@ -8,7 +8,7 @@ export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit pg-test pg-replicas tokio-check axum-test oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
 	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
-	node-build node-model node-check node-pack node-test bench-node bench-pg dist dist-test porting-test uniffi-gen uniffi-check kotlin-test
+	node-build node-model node-check node-pack node-test bench-node bench-pg dist dist-test porting-test uniffi-gen uniffi-check kotlin-test kotlin-install kotlin-agent kotlin-client
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
 TEST_STEPS := deps fmt-check unit pg-test tokio-check axum-test oracle c-test py-test interop pg-replicas node-test kotlin-test porting-test dist-test nostd bench-build fuzz-smoke
@@ -232,10 +232,25 @@ uniffi-gen:
 	ffi-uniffi/gen.sh
 uniffi-check:
 	ffi-uniffi/gen.sh --check
-kotlin-test: uniffi-check
+kotlin-test: uniffi-check interop-py
 	$(BINS)
 	cd ffi-uniffi/kotlin && mvn -q -B test -Da2a.native.dir=$(CURDIR)/target/debug
 	@grep -h "Tests run" target/kotlin/surefire-reports/*.txt
+	$(MAKE) --no-print-directory kotlin-install
+	ffi-uniffi/tests/sdk_interop.sh
+
+# The Kotlin package into the local Maven repository (~/.m2), as the examples depend on it.
+KOTLIN_RUN = cd examples/kotlin && mvn -q -B compile exec:java -Djna.library.path=$(CURDIR)/target/debug
+kotlin-install:
+	cd ffi-uniffi/kotlin && mvn -q -B install -DskipTests
+# The Kotlin demo agent (examples/kotlin/Agent.kt) in the foreground, until killed.
+ADDR ?= 127.0.0.1:7450
+kotlin-agent: uniffi-check kotlin-install
+	$(KOTLIN_RUN) -Dexec.mainClass=org.a2awire.examples.AgentKt -Dexec.args="$(ADDR)"
+URL ?= http://127.0.0.1:7450
+TEXT ?= hello
+kotlin-client: uniffi-check kotlin-install
+	$(KOTLIN_RUN) -Dexec.mainClass=org.a2awire.examples.ClientKt -Dexec.args="$(URL) $(TEXT)"
 
 install: c-lib
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/a2a_wire
@@ -256,7 +271,7 @@ test-bins:
 # The bindings' agents implement the nine original interop checks (tests/interop/CHECKS.md
 # up to message_only); the SDK clients their tests run are held to those.
 BINDING_CHECKS := card,send,get,stream,input_required,cancel_completed,get_unknown,list,message_only
-c-test py-test node-test: export A2A_INTEROP_CHECKS := $(BINDING_CHECKS)
+c-test py-test node-test kotlin-test: export A2A_INTEROP_CHECKS := $(BINDING_CHECKS)
 
 c-test: c-header-check interop-py test-bins
 	rm -rf $(C_PREFIX)
