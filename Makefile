@@ -238,6 +238,7 @@ kotlin-test: uniffi-check interop-py
 	@grep -h "Tests run" target/kotlin/surefire-reports/*.txt
 	$(MAKE) --no-print-directory kotlin-install
 	ffi-uniffi/tests/sdk_interop.sh
+	ffi-uniffi/tests/readme.sh
 
 # The Kotlin package into the local Maven repository (~/.m2), as the examples depend on it.
 KOTLIN_RUN = cd examples/kotlin && mvn -q -B compile exec:java -Djna.library.path=$(CURDIR)/target/debug
