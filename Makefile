@@ -232,7 +232,7 @@ uniffi-gen:
 	ffi-uniffi/gen.sh
 uniffi-check:
 	ffi-uniffi/gen.sh --check
-kotlin-test: uniffi-check interop-py
+kotlin-test: uniffi-check interop-deps
 	$(BINS)
 	cd ffi-uniffi/kotlin && mvn -q -B test -Da2a.native.dir=$(CURDIR)/target/debug
 	@grep -h "Tests run" target/kotlin/surefire-reports/*.txt

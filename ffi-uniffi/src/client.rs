@@ -54,21 +54,38 @@ pub struct ClientConfig {
     /// Extension URIs declared with every request (`A2A-Extensions`).
     #[uniffi(default)]
     pub extensions: Vec<String>,
+    /// The keys the card's signature is checked against, as a JWKS (JSON text, as
+    /// `a2a-wire card-key` prints it); a card signed by none of them is refused. `null`: the
+    /// signature is not checked.
+    #[uniffi(default)]
+    pub card_jwks: Option<String>,
+    /// Refuse a card without a signature (needs `cardJwks`).
+    #[uniffi(default)]
+    pub require_signed_card: bool,
 }
 
+/// Headers computed before each request of a client (a stream's resumes too): the place to
+/// refresh a token. A thrown exception fails the call before anything is sent.
+#[uniffi::export(foreign)]
+#[async_trait::async_trait]
+pub trait HeaderProvider: Send + Sync {
+    /// The headers to send now (after the client's own).
+    async fn headers(&self) -> Result<HashMap<String, String>, A2aError>;
+}
+
+/// The bindings and versions the config allows, read by the core's own parsers; a name the
+/// core does not speak is refused rather than matched against nothing.
 fn support_of(config: &ClientConfig) -> Result<ClientSupport, A2aError> {
     let mut support = ClientSupport::default();
     if !config.bindings.is_empty() {
         support.bindings = config
             .bindings
             .iter()
-            .map(|b| match b.as_str() {
-                "JSONRPC" => Ok(Binding::JsonRpc),
-                "HTTP+JSON" => Ok(Binding::HttpJson),
-                "GRPC" => Ok(Binding::Grpc),
-                other => {
-                    Err(A2aError::invalid_value("bindings".into(), &format!("unknown binding {other:?} (JSONRPC, HTTP+JSON or GRPC)")))
+            .map(|b| match Binding::parse(b) {
+                Binding::Custom(_) => {
+                    Err(A2aError::invalid_value("bindings".into(), &format!("unknown binding {b:?} (JSONRPC, HTTP+JSON or GRPC)")))
                 }
+                known => Ok(known),
             })
             .collect::<Result<_, _>>()?;
     }
@@ -76,10 +93,9 @@ fn support_of(config: &ClientConfig) -> Result<ClientSupport, A2aError> {
         support.versions = config
             .versions
             .iter()
-            .map(|v| match v.as_str() {
-                "1.0" => Ok(ProtocolVersion::V1_0),
-                "0.3" => Ok(ProtocolVersion::V0_3),
-                other => Err(A2aError::invalid_value("versions".into(), &format!("unknown protocol version {other:?} (1.0 or 0.3)"))),
+            .map(|v| match ProtocolVersion::parse(v) {
+                Some(p) if p == ProtocolVersion::V1_0 || p == ProtocolVersion::V0_3 => Ok(p),
+                _ => Err(A2aError::invalid_value("versions".into(), &format!("unknown protocol version {v:?} (1.0 or 0.3)"))),
             })
             .collect::<Result<_, _>>()?;
     }
@@ -92,7 +108,16 @@ fn options_of(config: &ClientConfig) -> Result<transport::ClientOptions, A2aErro
         Some(path) => Some(transport::tls::ClientTls::from_ca_file(path).map_err(|e| A2aError::from(&e))?),
         None => None,
     };
+    let card_keys = match &config.card_jwks {
+        Some(jwks) => Some(Arc::new(transport::signing::CardKeySet::from_jwks(jwks).map_err(|e| A2aError::from(&e))?)),
+        None if config.require_signed_card => {
+            return Err(A2aError::invalid_value("requireSignedCard".into(), "needs cardJwks, the keys a signature is checked against"))
+        }
+        None => None,
+    };
     Ok(transport::ClientOptions {
+        card_keys,
+        require_signed_card: config.require_signed_card,
         deadline: config.timeout.unwrap_or(d.deadline),
         connect_timeout: config.connect_timeout.unwrap_or(d.connect_timeout),
         stream_idle_timeout: config.stream_idle_timeout.unwrap_or(d.stream_idle_timeout),
@@ -131,6 +156,27 @@ impl A2aClient {
             client = client.with_extensions(&uris);
         }
         Ok(Arc::new(A2aClient { inner: client, card: card.into() }))
+    }
+
+    /// This client, asking `provider` for headers before each request (replacing a provider
+    /// given before). Set it up once, right after `connect`: the client returned opens its
+    /// own connections.
+    pub fn with_header_provider(&self, provider: Arc<dyn HeaderProvider>) -> Arc<A2aClient> {
+        let inner = self.inner.clone().with_header_provider(move || {
+            let provider = provider.clone();
+            async move {
+                let headers = provider.headers().await.map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
+                Ok(headers.into_iter().collect())
+            }
+        });
+        Arc::new(A2aClient { inner, card: self.card.clone() })
+    }
+
+    /// A client sharing this one's connections whose calls have this time limit (`null`: the
+    /// config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+    pub fn with_call_options(&self, timeout: Option<Duration>, headers: HashMap<String, String>) -> Arc<A2aClient> {
+        let options = transport::CallOptions { timeout, headers: headers.into_iter().collect() };
+        Arc::new(A2aClient { inner: self.inner.with_call_options(options), card: self.card.clone() })
     }
 
     /// The agent's card, as fetched.

@@ -5,7 +5,9 @@
 //! - [`model`]: the v1.0 model as records and enums generated from the proto
 //!   (`codegen/model.rs`), with `decode…Json` / `encode…Json` / `…Protobuf` per message;
 //! - [`error`]: one exception type, `A2aError`, whose variants are the A2A errors (code,
-//!   reason, metadata) and the decode, encode and transport failures.
+//!   reason, metadata) and the decode, encode and transport failures;
+//! - [`client`]: `A2aClient` over the transport's client, streams as `TaskStream`;
+//! - [`server`]: `AgentServer`, a foreign `AgentExecutor` on the transport's ready server.
 //!
 //! The Kotlin package is `org.a2awire` and the Swift module `A2AWire` (`uniffi.toml`);
 //! `ffi-uniffi/gen.sh` regenerates the committed sources in `ffi-uniffi/kotlin/` and

@@ -6,7 +6,7 @@
 //! still going after the cancel grace has its coroutine cancelled.
 
 use crate::error::A2aError;
-use crate::model::{AgentCard, Artifact, Message, Part, PartContent, Task, TaskState};
+use crate::model::{AgentCard, Artifact, Message, Task, TaskState};
 use crate::rt::Path;
 use a2a_wire_smol as transport;
 use a2a_wire_smol::agent::{EventSink, RequestContext};
@@ -142,8 +142,8 @@ impl Events {
 
     /// A whole artifact of one text part, with a fresh id.
     pub fn text_artifact(&self, text: String) -> Result<(), A2aError> {
-        let artifact = Artifact { parts: vec![Part { content: Some(PartContent::Text { text }), ..part() }], ..artifact() };
-        self.artifact(artifact, false, true, None)
+        let artifact = a2a::v1::Artifact { parts: vec![transport::agent::text_part(&text)], ..Default::default() };
+        self.sink.artifact(artifact, false, true).map_err(refused)
     }
 
     /// Replies with a direct message instead of a task (the first and only event of a run).
@@ -152,24 +152,16 @@ impl Events {
         self.sink.message(message).map_err(refused)
     }
 
+    /// Waits until the server applied every event published so far; throws the refusal if
+    /// it refused one (an event after the task ended, a canceled task). Events are sent
+    /// without waiting, so an event the server refuses throws here, or at the next publish.
+    pub async fn flush(&self) -> Result<(), A2aError> {
+        self.sink.flushed().await.map_err(refused)
+    }
+
     /// A direct agent message of one text part.
     pub fn reply(&self, text: String) -> Result<(), A2aError> {
         self.sink.message(agent_message(&text)).map_err(refused)
-    }
-}
-
-fn part() -> Part {
-    Part { metadata: None, filename: String::new(), media_type: String::new(), content: None }
-}
-
-fn artifact() -> Artifact {
-    Artifact {
-        artifact_id: String::new(),
-        name: String::new(),
-        description: String::new(),
-        parts: Vec::new(),
-        metadata: None,
-        extensions: Vec::new(),
     }
 }
 
@@ -213,6 +205,13 @@ pub struct ServerConfig {
     /// How long a canceled run may go on before its coroutine is cancelled (`null`: 5 s).
     #[uniffi(default)]
     pub cancel_grace: Option<Duration>,
+    /// Sign the card served (spec 8.4) with this private key: a JWK (JSON text with `kid`;
+    /// ES256 or EdDSA) or a PKCS#8 PEM key with `cardSigningKid`.
+    #[uniffi(default)]
+    pub card_signing_key: Option<String>,
+    /// The `kid` of a PEM `cardSigningKey` (of a JWK: replaces its own).
+    #[uniffi(default)]
+    pub card_signing_kid: Option<String>,
 }
 
 /// A running agent server.
@@ -221,6 +220,7 @@ pub struct AgentServer {
     server: Mutex<Option<transport::RunningServer>>,
     url: String,
     card: AgentCard,
+    jwks: Option<String>,
 }
 
 #[uniffi::export]
@@ -245,6 +245,12 @@ impl AgentServer {
             (None, None) => {}
             _ => return Err(A2aError::invalid_value("tlsCertFile".into(), "give tlsCertFile and tlsKeyFile together")),
         }
+        let mut jwks = None;
+        if let Some(key) = &config.card_signing_key {
+            let key = transport::signing::SigningKey::from_text(key, config.card_signing_kid.as_deref()).map_err(|e| A2aError::from(&e))?;
+            jwks = Some(crate::rt::json_text(&serde_json::json!({ "keys": [key.public_jwk()] })));
+            ready.signing_key = Some(Arc::new(key));
+        }
         ready.store = config.store.as_ref().map(std::path::PathBuf::from);
         let ip: std::net::IpAddr = config
             .host
@@ -264,12 +270,18 @@ impl AgentServer {
         let agent = transport::host::AgentKind::Future(Arc::new(Foreign(agent)));
         let server = transport::RunningServer::start(addr, config, agent, store)
             .map_err(|e| transport_error(format!("cannot serve on {addr}: {e}")))?;
-        Ok(Arc::new(AgentServer { server: Mutex::new(Some(server)), url, card }))
+        Ok(Arc::new(AgentServer { server: Mutex::new(Some(server)), url, card, jwks }))
     }
 
     /// `http://HOST:PORT` (`https://` with TLS); the card is at `/.well-known/agent-card.json`.
     pub fn url(&self) -> String {
         self.url.clone()
+    }
+
+    /// The public JWKS of `cardSigningKey` (JSON text; what a client's `cardJwks` takes),
+    /// or `null` when the card is not signed.
+    pub fn card_jwks(&self) -> Option<String> {
+        self.jwks.clone()
     }
 
     /// The card the server publishes.

@@ -749,6 +749,19 @@ public protocol A2aClientProtocol: AnyObject, Sendable {
      */
     func subscribeToTask(request: SubscribeToTaskRequest) async throws  -> TaskStream
     
+    /**
+     * A client sharing this one's connections whose calls have this time limit (`null`: the
+     * config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+     */
+    func withCallOptions(timeout: TimeInterval?, headers: [String: String])  -> A2aClient
+    
+    /**
+     * This client, asking `provider` for headers before each request (replacing a provider
+     * given before). Set it up once, right after `connect`: the client returned opens its
+     * own connections.
+     */
+    func withHeaderProvider(provider: HeaderProvider)  -> A2aClient
+    
 }
 /**
  * An A2A client bound to one interface of one agent, picked from its card. One value
@@ -1059,6 +1072,36 @@ open func subscribeToTask(request: SubscribeToTaskRequest)async throws  -> TaskS
         )
 }
     
+    /**
+     * A client sharing this one's connections whose calls have this time limit (`null`: the
+     * config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+     */
+open func withCallOptions(timeout: TimeInterval?, headers: [String: String]) -> A2aClient  {
+    return try!  FfiConverterTypeA2aClient_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_a2aclient_with_call_options(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionDuration.lower(timeout),
+        FfiConverterDictionaryStringString.lower(headers),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * This client, asking `provider` for headers before each request (replacing a provider
+     * given before). Set it up once, right after `connect`: the client returned opens its
+     * own connections.
+     */
+open func withHeaderProvider(provider: HeaderProvider) -> A2aClient  {
+    return try!  FfiConverterTypeA2aClient_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_a2aclient_with_header_provider(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeHeaderProvider_lower(provider),uniffiCallStatus
+    )
+})
+}
+    
 
     
 }
@@ -1360,6 +1403,12 @@ public protocol AgentServerProtocol: AnyObject, Sendable {
     func card()  -> AgentCard
     
     /**
+     * The public JWKS of `cardSigningKey` (JSON text; what a client's `cardJwks` takes),
+     * or `null` when the card is not signed.
+     */
+    func cardJwks()  -> String?
+    
+    /**
      * Stops the server (open streams end, running runs are canceled) and returns once it
      * has stopped. Later calls do nothing.
      */
@@ -1449,6 +1498,19 @@ open func card() -> AgentCard  {
     return try!  FfiConverterTypeAgentCard_lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_a2a_wire_uniffi_fn_method_agentserver_card(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The public JWKS of `cardSigningKey` (JSON text; what a client's `cardJwks` takes),
+     * or `null` when the card is not signed.
+     */
+open func cardJwks() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_method_agentserver_card_jwks(
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
@@ -1558,6 +1620,13 @@ public protocol EventsProtocol: AnyObject, Sendable {
      * `FAILED` with the reason.
      */
     func fail(reason: String) throws 
+    
+    /**
+     * Waits until the server applied every event published so far; throws the refusal if
+     * it refused one (an event after the task ended, a canceled task). Events are sent
+     * without waiting, so an event the server refuses throws here, or at the next publish.
+     */
+    func flush() async throws 
     
     /**
      * Replies with a direct message instead of a task (the first and only event of a run).
@@ -1688,6 +1757,27 @@ open func fail(reason: String)throws   {try rustCallWithError(FfiConverterTypeA2
 }
     
     /**
+     * Waits until the server applied every event published so far; throws the refusal if
+     * it refused one (an event after the task ended, a canceled task). Events are sent
+     * without waiting, so an event the server refuses throws here, or at the next publish.
+     */
+open func flush()async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_events_flush(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_void,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_void,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+    /**
      * Replies with a direct message instead of a task (the first and only event of a run).
      */
 open func message(message: Message)throws   {try rustCallWithError(FfiConverterTypeA2aError_lift) {
@@ -1804,6 +1894,242 @@ public func FfiConverterTypeEvents_lift(_ handle: UInt64) throws -> Events {
 #endif
 public func FfiConverterTypeEvents_lower(_ value: Events) -> UInt64 {
     return FfiConverterTypeEvents.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Headers computed before each request of a client (a stream's resumes too): the place to
+ * refresh a token. A thrown exception fails the call before anything is sent.
+ */
+public protocol HeaderProvider: AnyObject, Sendable {
+    
+    /**
+     * The headers to send now (after the client's own).
+     */
+    func headers() async throws  -> [String: String]
+    
+}
+/**
+ * Headers computed before each request of a client (a stream's resumes too): the place to
+ * refresh a token. A thrown exception fails the call before anything is sent.
+ */
+open class HeaderProviderImpl: HeaderProvider, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_a2a_wire_uniffi_fn_clone_headerprovider(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_a2a_wire_uniffi_fn_free_headerprovider(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The headers to send now (after the client's own).
+     */
+open func headers()async throws  -> [String: String]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_a2a_wire_uniffi_fn_method_headerprovider_headers(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_a2a_wire_uniffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterDictionaryStringString.lift,
+            errorHandler: FfiConverterTypeA2aError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceHeaderProvider {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceHeaderProvider = UniffiVTableCallbackInterfaceHeaderProvider(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeHeaderProvider.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface HeaderProvider: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeHeaderProvider.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface HeaderProvider: handle missing in uniffiClone")
+            }
+        },
+        headers: { (
+            uniffiHandle: UInt64,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> [String: String] in
+                guard let uniffiObj = try? FfiConverterTypeHeaderProvider.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.headers(
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: [String: String]) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterDictionaryStringString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeA2aError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceHeaderProvider> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceHeaderProvider>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitHeaderProvider() {
+    uniffi_a2a_wire_uniffi_fn_init_callback_vtable_headerprovider(UniffiCallbackInterfaceHeaderProvider.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHeaderProvider: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<HeaderProvider>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = HeaderProvider
+
+    public static func lift(_ handle: UInt64) throws -> HeaderProvider {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return HeaderProviderImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: HeaderProvider) -> UInt64 {
+         if let rustImpl = value as? HeaderProviderImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HeaderProvider {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: HeaderProvider, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHeaderProvider_lift(_ handle: UInt64) throws -> HeaderProvider {
+    return try FfiConverterTypeHeaderProvider.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHeaderProvider_lower(_ value: HeaderProvider) -> UInt64 {
+    return FfiConverterTypeHeaderProvider.lower(value)
 }
 
 
@@ -3195,6 +3521,16 @@ public struct ClientConfig: Equatable, Hashable {
      * Extension URIs declared with every request (`A2A-Extensions`).
      */
     public var extensions: [String]
+    /**
+     * The keys the card's signature is checked against, as a JWKS (JSON text, as
+     * `a2a-wire card-key` prints it); a card signed by none of them is refused. `null`: the
+     * signature is not checked.
+     */
+    public var cardJwks: String?
+    /**
+     * Refuse a card without a signature (needs `cardJwks`).
+     */
+    public var requireSignedCard: Bool
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3229,7 +3565,15 @@ public struct ClientConfig: Equatable, Hashable {
          */versions: [String] = [], 
         /**
          * Extension URIs declared with every request (`A2A-Extensions`).
-         */extensions: [String] = []) {
+         */extensions: [String] = [], 
+        /**
+         * The keys the card's signature is checked against, as a JWKS (JSON text, as
+         * `a2a-wire card-key` prints it); a card signed by none of them is refused. `null`: the
+         * signature is not checked.
+         */cardJwks: String? = nil, 
+        /**
+         * Refuse a card without a signature (needs `cardJwks`).
+         */requireSignedCard: Bool = false) {
         self.headers = headers
         self.timeout = timeout
         self.connectTimeout = connectTimeout
@@ -3239,6 +3583,8 @@ public struct ClientConfig: Equatable, Hashable {
         self.bindings = bindings
         self.versions = versions
         self.extensions = extensions
+        self.cardJwks = cardJwks
+        self.requireSignedCard = requireSignedCard
     }
 
     
@@ -3265,7 +3611,9 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
                 caFile: FfiConverterOptionString.read(from: &buf), 
                 bindings: FfiConverterSequenceString.read(from: &buf), 
                 versions: FfiConverterSequenceString.read(from: &buf), 
-                extensions: FfiConverterSequenceString.read(from: &buf)
+                extensions: FfiConverterSequenceString.read(from: &buf), 
+                cardJwks: FfiConverterOptionString.read(from: &buf), 
+                requireSignedCard: FfiConverterBool.read(from: &buf)
         )
     }
 
@@ -3279,6 +3627,8 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
         FfiConverterSequenceString.write(value.bindings, into: &buf)
         FfiConverterSequenceString.write(value.versions, into: &buf)
         FfiConverterSequenceString.write(value.extensions, into: &buf)
+        FfiConverterOptionString.write(value.cardJwks, into: &buf)
+        FfiConverterBool.write(value.requireSignedCard, into: &buf)
     }
 }
 
@@ -4872,6 +5222,15 @@ public struct ServerConfig: Equatable, Hashable {
      * How long a canceled run may go on before its coroutine is cancelled (`null`: 5 s).
      */
     public var cancelGrace: TimeInterval?
+    /**
+     * Sign the card served (spec 8.4) with this private key: a JWK (JSON text with `kid`;
+     * ES256 or EdDSA) or a PKCS#8 PEM key with `cardSigningKid`.
+     */
+    public var cardSigningKey: String?
+    /**
+     * The `kid` of a PEM `cardSigningKey` (of a JWK: replaces its own).
+     */
+    public var cardSigningKid: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4896,7 +5255,14 @@ public struct ServerConfig: Equatable, Hashable {
          */store: String? = nil, 
         /**
          * How long a canceled run may go on before its coroutine is cancelled (`null`: 5 s).
-         */cancelGrace: TimeInterval? = nil) {
+         */cancelGrace: TimeInterval? = nil, 
+        /**
+         * Sign the card served (spec 8.4) with this private key: a JWK (JSON text with `kid`;
+         * ES256 or EdDSA) or a PKCS#8 PEM key with `cardSigningKid`.
+         */cardSigningKey: String? = nil, 
+        /**
+         * The `kid` of a PEM `cardSigningKey` (of a JWK: replaces its own).
+         */cardSigningKid: String? = nil) {
         self.host = host
         self.port = port
         self.bearerTokens = bearerTokens
@@ -4904,6 +5270,8 @@ public struct ServerConfig: Equatable, Hashable {
         self.tlsKeyFile = tlsKeyFile
         self.store = store
         self.cancelGrace = cancelGrace
+        self.cardSigningKey = cardSigningKey
+        self.cardSigningKid = cardSigningKid
     }
 
     
@@ -4928,7 +5296,9 @@ public struct FfiConverterTypeServerConfig: FfiConverterRustBuffer {
                 tlsCertFile: FfiConverterOptionString.read(from: &buf), 
                 tlsKeyFile: FfiConverterOptionString.read(from: &buf), 
                 store: FfiConverterOptionString.read(from: &buf), 
-                cancelGrace: FfiConverterOptionDuration.read(from: &buf)
+                cancelGrace: FfiConverterOptionDuration.read(from: &buf), 
+                cardSigningKey: FfiConverterOptionString.read(from: &buf), 
+                cardSigningKid: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -4940,6 +5310,8 @@ public struct FfiConverterTypeServerConfig: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.tlsKeyFile, into: &buf)
         FfiConverterOptionString.write(value.store, into: &buf)
         FfiConverterOptionDuration.write(value.cancelGrace, into: &buf)
+        FfiConverterOptionString.write(value.cardSigningKey, into: &buf)
+        FfiConverterOptionString.write(value.cardSigningKid, into: &buf)
     }
 }
 
@@ -11490,6 +11862,15 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_subscribe_to_task() != 51718) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_call_options() != 40753) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_header_provider() != 63290) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_headerprovider_headers() != 56963) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_wire_uniffi_checksum_method_taskstream_cancel() != 56611) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -11505,6 +11886,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_wire_uniffi_checksum_method_agentserver_card() != 4174) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_a2a_wire_uniffi_checksum_method_agentserver_card_jwks() != 46373) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_a2a_wire_uniffi_checksum_method_agentserver_stop() != 834) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -11518,6 +11902,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_wire_uniffi_checksum_method_events_fail() != 7595) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_method_events_flush() != 25079) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_wire_uniffi_checksum_method_events_message() != 23709) {
@@ -11585,6 +11972,7 @@ private let initializationResult: InitializationResult = {
     }
 
     uniffiCallbackInitAgentExecutor()
+    uniffiCallbackInitHeaderProvider()
     return InitializationResult.ok
 }()
 

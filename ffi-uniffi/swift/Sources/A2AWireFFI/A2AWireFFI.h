@@ -243,10 +243,25 @@ typedef void (*UniffiForeignFutureCompleteVoid)(uint64_t, UniffiForeignFutureRes
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_HEADER_PROVIDER_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_HEADER_PROVIDER_METHOD0
+typedef void (*UniffiCallbackInterfaceHeaderProviderMethod0)(uint64_t, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_AGENT_EXECUTOR_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_AGENT_EXECUTOR_METHOD0
 typedef void (*UniffiCallbackInterfaceAgentExecutorMethod0)(uint64_t, uint64_t, uint64_t, UniffiForeignFutureCompleteVoid _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
     );
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_HEADER_PROVIDER
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_HEADER_PROVIDER
+typedef struct UniffiVTableCallbackInterfaceHeaderProvider {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceHeaderProviderMethod0 _Nonnull headers;
+} UniffiVTableCallbackInterfaceHeaderProvider;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_AGENT_EXECUTOR
@@ -338,6 +353,36 @@ uint64_t uniffi_a2a_wire_uniffi_fn_method_a2aclient_send_streaming_message(uint6
 uint64_t uniffi_a2a_wire_uniffi_fn_method_a2aclient_subscribe_to_task(uint64_t ptr, RustBuffer request
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_A2ACLIENT_WITH_CALL_OPTIONS
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_A2ACLIENT_WITH_CALL_OPTIONS
+uint64_t uniffi_a2a_wire_uniffi_fn_method_a2aclient_with_call_options(uint64_t ptr, RustBuffer timeout, RustBuffer headers, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_A2ACLIENT_WITH_HEADER_PROVIDER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_A2ACLIENT_WITH_HEADER_PROVIDER
+uint64_t uniffi_a2a_wire_uniffi_fn_method_a2aclient_with_header_provider(uint64_t ptr, uint64_t provider, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_CLONE_HEADERPROVIDER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_CLONE_HEADERPROVIDER
+uint64_t uniffi_a2a_wire_uniffi_fn_clone_headerprovider(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FREE_HEADERPROVIDER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FREE_HEADERPROVIDER
+void uniffi_a2a_wire_uniffi_fn_free_headerprovider(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_INIT_CALLBACK_VTABLE_HEADERPROVIDER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_INIT_CALLBACK_VTABLE_HEADERPROVIDER
+void uniffi_a2a_wire_uniffi_fn_init_callback_vtable_headerprovider(const UniffiVTableCallbackInterfaceHeaderProvider* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_HEADERPROVIDER_HEADERS
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_HEADERPROVIDER_HEADERS
+uint64_t uniffi_a2a_wire_uniffi_fn_method_headerprovider_headers(uint64_t ptr
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_CLONE_TASKSTREAM
 #define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_CLONE_TASKSTREAM
 uint64_t uniffi_a2a_wire_uniffi_fn_clone_taskstream(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -403,6 +448,11 @@ uint64_t uniffi_a2a_wire_uniffi_fn_constructor_agentserver_new(uint64_t agent, R
 RustBuffer uniffi_a2a_wire_uniffi_fn_method_agentserver_card(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_AGENTSERVER_CARD_JWKS
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_AGENTSERVER_CARD_JWKS
+RustBuffer uniffi_a2a_wire_uniffi_fn_method_agentserver_card_jwks(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_AGENTSERVER_STOP
 #define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_AGENTSERVER_STOP
 uint64_t uniffi_a2a_wire_uniffi_fn_method_agentserver_stop(uint64_t ptr
@@ -436,6 +486,11 @@ void uniffi_a2a_wire_uniffi_fn_method_events_complete(uint64_t ptr, RustBuffer t
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_EVENTS_FAIL
 #define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_EVENTS_FAIL
 void uniffi_a2a_wire_uniffi_fn_method_events_fail(uint64_t ptr, RustBuffer reason, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_EVENTS_FLUSH
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_EVENTS_FLUSH
+uint64_t uniffi_a2a_wire_uniffi_fn_method_events_flush(uint64_t ptr
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_METHOD_EVENTS_MESSAGE
@@ -2884,6 +2939,24 @@ uint16_t uniffi_a2a_wire_uniffi_checksum_method_a2aclient_subscribe_to_task(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_A2ACLIENT_WITH_CALL_OPTIONS
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_A2ACLIENT_WITH_CALL_OPTIONS
+uint16_t uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_call_options(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_A2ACLIENT_WITH_HEADER_PROVIDER
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_A2ACLIENT_WITH_HEADER_PROVIDER
+uint16_t uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_header_provider(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_HEADERPROVIDER_HEADERS
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_HEADERPROVIDER_HEADERS
+uint16_t uniffi_a2a_wire_uniffi_checksum_method_headerprovider_headers(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_TASKSTREAM_CANCEL
 #define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_TASKSTREAM_CANCEL
 uint16_t uniffi_a2a_wire_uniffi_checksum_method_taskstream_cancel(void
@@ -2914,6 +2987,12 @@ uint16_t uniffi_a2a_wire_uniffi_checksum_method_agentserver_card(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_AGENTSERVER_CARD_JWKS
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_AGENTSERVER_CARD_JWKS
+uint16_t uniffi_a2a_wire_uniffi_checksum_method_agentserver_card_jwks(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_AGENTSERVER_STOP
 #define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_AGENTSERVER_STOP
 uint16_t uniffi_a2a_wire_uniffi_checksum_method_agentserver_stop(void
@@ -2941,6 +3020,12 @@ uint16_t uniffi_a2a_wire_uniffi_checksum_method_events_complete(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_EVENTS_FAIL
 #define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_EVENTS_FAIL
 uint16_t uniffi_a2a_wire_uniffi_checksum_method_events_fail(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_EVENTS_FLUSH
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_METHOD_EVENTS_FLUSH
+uint16_t uniffi_a2a_wire_uniffi_checksum_method_events_flush(void
     
 );
 #endif

@@ -41,3 +41,16 @@ fun textMessage(text: String, taskId: String = "", contextId: String = ""): Mess
     taskId = taskId,
     contextId = contextId,
 )
+
+/**
+ * This client asking [headers] for headers before each request (a token refreshed before
+ * it expires); an exception it throws fails the call before anything is sent.
+ *
+ * ```kotlin
+ * val client = A2aClient.connect(url, ClientConfig()).withHeaders { mapOf("Authorization" to "Bearer ${tokens.current()}") }
+ * ```
+ */
+fun A2aClient.withHeaders(headers: suspend () -> Map<String, String>): A2aClient =
+    withHeaderProvider(object : HeaderProvider {
+        override suspend fun headers(): Map<String, String> = headers()
+    })

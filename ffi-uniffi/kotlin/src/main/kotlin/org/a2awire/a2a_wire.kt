@@ -657,8 +657,30 @@ internal open class UniffiForeignFutureResultVoid(
 internal interface UniffiForeignFutureCompleteVoid : com.sun.jna.Callback {
     fun callback(`callbackData`: Long,`result`: UniffiForeignFutureResultVoid.UniffiByValue,)
 }
+internal interface UniffiCallbackInterfaceHeaderProviderMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
 internal interface UniffiCallbackInterfaceAgentExecutorMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`ctx`: Long,`events`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteVoid,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "headers")
+internal open class UniffiVTableCallbackInterfaceHeaderProvider(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `headers`: UniffiCallbackInterfaceHeaderProviderMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `headers`: UniffiCallbackInterfaceHeaderProviderMethod0? = null,
+    ): UniffiVTableCallbackInterfaceHeaderProvider(`uniffiFree`,`uniffiClone`,`headers`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceHeaderProvider) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `headers` = other.`headers`
+    }
+
 }
 @Structure.FieldOrder("uniffiFree", "uniffiClone", "execute")
 internal open class UniffiVTableCallbackInterfaceAgentExecutor(
@@ -1094,6 +1116,12 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_subscribe_to_task(
     ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_call_options(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_header_provider(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_headerprovider_headers(
+    ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_method_taskstream_cancel(
     ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_method_taskstream_last_event_id(
@@ -1104,6 +1132,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_method_agentserver_card(
     ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_agentserver_card_jwks(
+    ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_method_agentserver_stop(
     ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_method_agentserver_url(
@@ -1113,6 +1143,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_a2a_wire_uniffi_checksum_method_events_complete(
     ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_method_events_fail(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_method_events_flush(
     ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_method_events_message(
     ): Int
@@ -1173,6 +1205,7 @@ internal object UniffiLib {
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "a2a_wire"))
         uniffiCallbackInterfaceAgentExecutor.register(this)
+        uniffiCallbackInterfaceHeaderProvider.register(this)
         
     }
 
@@ -1209,6 +1242,18 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_subscribe_to_task(`ptr`: Long,`request`: RustBuffer.ByValue,
     ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_with_call_options(`ptr`: Long,`timeout`: RustBuffer.ByValue,`headers`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_method_a2aclient_with_header_provider(`ptr`: Long,`provider`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_clone_headerprovider(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_a2a_wire_uniffi_fn_free_headerprovider(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_init_callback_vtable_headerprovider(`vtable`: UniffiVTableCallbackInterfaceHeaderProvider,
+    ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_headerprovider_headers(`ptr`: Long,
+    ): Long
     external fun uniffi_a2a_wire_uniffi_fn_clone_taskstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_a2a_wire_uniffi_fn_free_taskstream(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1235,6 +1280,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_a2a_wire_uniffi_fn_method_agentserver_card(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_method_agentserver_card_jwks(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_a2a_wire_uniffi_fn_method_agentserver_stop(`ptr`: Long,
     ): Long
     external fun uniffi_a2a_wire_uniffi_fn_method_agentserver_url(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -1249,6 +1296,8 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_a2a_wire_uniffi_fn_method_events_fail(`ptr`: Long,`reason`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_a2a_wire_uniffi_fn_method_events_flush(`ptr`: Long,
+    ): Long
     external fun uniffi_a2a_wire_uniffi_fn_method_events_message(`ptr`: Long,`message`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_a2a_wire_uniffi_fn_method_events_reply(`ptr`: Long,`text`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -2359,6 +2408,15 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_subscribe_to_task() and 0xFFFF) != 51718) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_call_options() and 0xFFFF) != 40753) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_header_provider() and 0xFFFF) != 63290) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_headerprovider_headers() and 0xFFFF) != 56963) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_a2a_wire_uniffi_checksum_method_taskstream_cancel() and 0xFFFF) != 56611) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -2374,6 +2432,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_a2a_wire_uniffi_checksum_method_agentserver_card() and 0xFFFF) != 4174) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_agentserver_card_jwks() and 0xFFFF) != 46373) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_a2a_wire_uniffi_checksum_method_agentserver_stop() and 0xFFFF) != 834) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -2387,6 +2448,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_fail() and 0xFFFF) != 7595) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_flush() and 0xFFFF) != 25079) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_a2a_wire_uniffi_checksum_method_events_message() and 0xFFFF) != 23709) {
@@ -3192,6 +3256,19 @@ public interface A2aClientInterface {
      */
     suspend fun `subscribeToTask`(`request`: SubscribeToTaskRequest): TaskStream
     
+    /**
+     * A client sharing this one's connections whose calls have this time limit (`null`: the
+     * config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+     */
+    fun `withCallOptions`(`timeout`: java.time.Duration?, `headers`: Map<kotlin.String, kotlin.String>): A2aClient
+    
+    /**
+     * This client, asking `provider` for headers before each request (replacing a provider
+     * given before). Set it up once, right after `connect`: the client returned opens its
+     * own connections.
+     */
+    fun `withHeaderProvider`(`provider`: HeaderProvider): A2aClient
+    
     companion object
 }
 
@@ -3606,6 +3683,44 @@ open class A2aClient: Disposable, AutoCloseable, A2aClientInterface
         A2aException.ErrorHandler,
     )
     }
+
+    
+    /**
+     * A client sharing this one's connections whose calls have this time limit (`null`: the
+     * config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+     */override fun `withCallOptions`(`timeout`: java.time.Duration?, `headers`: Map<kotlin.String, kotlin.String>): A2aClient {
+            return FfiConverterTypeA2aClient.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_with_call_options(
+        it,
+        
+        FfiConverterOptionalDuration.lower(`timeout`),
+        FfiConverterMapStringString.lower(`headers`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * This client, asking `provider` for headers before each request (replacing a provider
+     * given before). Set it up once, right after `connect`: the client returned opens its
+     * own connections.
+     */override fun `withHeaderProvider`(`provider`: HeaderProvider): A2aClient {
+            return FfiConverterTypeA2aClient.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_a2aclient_with_header_provider(
+        it,
+        
+        FfiConverterTypeHeaderProvider.lower(`provider`),_status)
+}
+    }
+    )
+    }
+    
 
     
 
@@ -4131,6 +4246,12 @@ public interface AgentServerInterface {
     fun `card`(): AgentCard
     
     /**
+     * The public JWKS of `cardSigningKey` (JSON text; what a client's `cardJwks` takes),
+     * or `null` when the card is not signed.
+     */
+    fun `cardJwks`(): kotlin.String?
+    
+    /**
      * Stops the server (open streams end, running runs are canceled) and returns once it
      * has stopped. Later calls do nothing.
      */
@@ -4271,6 +4392,23 @@ open class AgentServer: Disposable, AutoCloseable, AgentServerInterface
     callWithHandle {
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_a2a_wire_uniffi_fn_method_agentserver_card(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The public JWKS of `cardSigningKey` (JSON text; what a client's `cardJwks` takes),
+     * or `null` when the card is not signed.
+     */override fun `cardJwks`(): kotlin.String? {
+            return FfiConverterOptionalString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_method_agentserver_card_jwks(
         it,
         _status)
 }
@@ -4477,6 +4615,13 @@ public interface EventsInterface {
     fun `fail`(`reason`: kotlin.String)
     
     /**
+     * Waits until the server applied every event published so far; throws the refusal if
+     * it refused one (an event after the task ended, a canceled task). Events are sent
+     * without waiting, so an event the server refuses throws here, or at the next publish.
+     */
+    suspend fun `flush`()
+    
+    /**
      * Replies with a direct message instead of a task (the first and only event of a run).
      */
     fun `message`(`message`: Message)
@@ -4671,6 +4816,33 @@ open class Events: Disposable, AutoCloseable, EventsInterface
 
     
     /**
+     * Waits until the server applied every event published so far; throws the refusal if
+     * it refused one (an event after the task ended, a canceled task). Events are sent
+     * without waiting, so an event the server refuses throws here, or at the next publish.
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `flush`() {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_events_flush(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+    /**
      * Replies with a direct message instead of a task (the first and only event of a run).
      */
     @Throws(A2aException::class)override fun `message`(`message`: Message)
@@ -4807,6 +4979,360 @@ public object FfiConverterTypeEvents: FfiConverter<Events, Long> {
     override fun allocationSize(value: Events) = 8UL
 
     override fun write(value: Events, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Headers computed before each request of a client (a stream's resumes too): the place to
+ * refresh a token. A thrown exception fails the call before anything is sent.
+ */
+public interface HeaderProvider {
+    
+    /**
+     * The headers to send now (after the client's own).
+     */
+    suspend fun `headers`(): Map<kotlin.String, kotlin.String>
+    
+    companion object
+}
+
+/**
+ * Headers computed before each request of a client (a stream's resumes too): the place to
+ * refresh a token. A thrown exception fails the call before anything is sent.
+ */
+open class HeaderProviderImpl: Disposable, AutoCloseable, HeaderProvider
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_a2a_wire_uniffi_fn_free_headerprovider(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_clone_headerprovider(handle, status)
+        }
+    }
+
+    
+    /**
+     * The headers to send now (after the client's own).
+     */
+    @Throws(A2aException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `headers`() : Map<kotlin.String, kotlin.String> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_a2a_wire_uniffi_fn_method_headerprovider_headers(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_a2a_wire_uniffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterMapStringString.lift(it) },
+        // Error FFI converter
+        A2aException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceHeaderProvider {
+    internal object `headers`: UniffiCallbackInterfaceHeaderProviderMethod0 {
+        override fun callback(`uniffiHandle`: Long,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeHeaderProvider.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`headers`(
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: Map<kotlin.String, kotlin.String> ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterMapStringString.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: A2aException -> FfiConverterTypeA2aError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeHeaderProvider.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeHeaderProvider.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceHeaderProvider.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `headers`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_a2a_wire_uniffi_fn_init_callback_vtable_headerprovider(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeHeaderProvider: FfiConverter<HeaderProvider, Long> {
+    internal val handleMap = UniffiHandleMap<HeaderProvider>()
+
+    override fun lower(value: HeaderProvider): Long {
+        if (value is HeaderProviderImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): HeaderProvider {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return HeaderProviderImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): HeaderProvider {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: HeaderProvider) = 8UL
+
+    override fun write(value: HeaderProvider, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -6381,6 +6907,18 @@ data class ClientConfig (
      * Extension URIs declared with every request (`A2A-Extensions`).
      */
     val `extensions`: List<kotlin.String> = listOf() 
+    , 
+    /**
+     * The keys the card's signature is checked against, as a JWKS (JSON text, as
+     * `a2a-wire card-key` prints it); a card signed by none of them is refused. `null`: the
+     * signature is not checked.
+     */
+    val `cardJwks`: kotlin.String? = null 
+    , 
+    /**
+     * Refuse a card without a signature (needs `cardJwks`).
+     */
+    val `requireSignedCard`: kotlin.Boolean = false 
     
 ){
     
@@ -6406,6 +6944,8 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterSequenceString.read(buf),
             FfiConverterSequenceString.read(buf),
             FfiConverterSequenceString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
         )
     }
 
@@ -6418,7 +6958,9 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalString.allocationSize(value.`caFile`) +
             FfiConverterSequenceString.allocationSize(value.`bindings`) +
             FfiConverterSequenceString.allocationSize(value.`versions`) +
-            FfiConverterSequenceString.allocationSize(value.`extensions`)
+            FfiConverterSequenceString.allocationSize(value.`extensions`) +
+            FfiConverterOptionalString.allocationSize(value.`cardJwks`) +
+            FfiConverterBoolean.allocationSize(value.`requireSignedCard`)
     )
 
     override fun write(value: ClientConfig, buf: ByteBuffer) {
@@ -6431,6 +6973,8 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterSequenceString.write(value.`bindings`, buf)
             FfiConverterSequenceString.write(value.`versions`, buf)
             FfiConverterSequenceString.write(value.`extensions`, buf)
+            FfiConverterOptionalString.write(value.`cardJwks`, buf)
+            FfiConverterBoolean.write(value.`requireSignedCard`, buf)
     }
 }
 
@@ -7636,6 +8180,17 @@ data class ServerConfig (
      * How long a canceled run may go on before its coroutine is cancelled (`null`: 5 s).
      */
     val `cancelGrace`: java.time.Duration? = null 
+    , 
+    /**
+     * Sign the card served (spec 8.4) with this private key: a JWK (JSON text with `kid`;
+     * ES256 or EdDSA) or a PKCS#8 PEM key with `cardSigningKid`.
+     */
+    val `cardSigningKey`: kotlin.String? = null 
+    , 
+    /**
+     * The `kid` of a PEM `cardSigningKey` (of a JWK: replaces its own).
+     */
+    val `cardSigningKid`: kotlin.String? = null 
     
 ){
     
@@ -7659,6 +8214,8 @@ public object FfiConverterTypeServerConfig: FfiConverterRustBuffer<ServerConfig>
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalDuration.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
         )
     }
 
@@ -7669,7 +8226,9 @@ public object FfiConverterTypeServerConfig: FfiConverterRustBuffer<ServerConfig>
             FfiConverterOptionalString.allocationSize(value.`tlsCertFile`) +
             FfiConverterOptionalString.allocationSize(value.`tlsKeyFile`) +
             FfiConverterOptionalString.allocationSize(value.`store`) +
-            FfiConverterOptionalDuration.allocationSize(value.`cancelGrace`)
+            FfiConverterOptionalDuration.allocationSize(value.`cancelGrace`) +
+            FfiConverterOptionalString.allocationSize(value.`cardSigningKey`) +
+            FfiConverterOptionalString.allocationSize(value.`cardSigningKid`)
     )
 
     override fun write(value: ServerConfig, buf: ByteBuffer) {
@@ -7680,6 +8239,8 @@ public object FfiConverterTypeServerConfig: FfiConverterRustBuffer<ServerConfig>
             FfiConverterOptionalString.write(value.`tlsKeyFile`, buf)
             FfiConverterOptionalString.write(value.`store`, buf)
             FfiConverterOptionalDuration.write(value.`cancelGrace`, buf)
+            FfiConverterOptionalString.write(value.`cardSigningKey`, buf)
+            FfiConverterOptionalString.write(value.`cardSigningKid`, buf)
     }
 }
 
