@@ -284,3 +284,61 @@ impl From<uniffi::UnexpectedUniFFICallbackError> for A2aError {
         A2aError::from(&CoreError::with_message(a2a::error::ErrorKind::Internal, e.reason))
     }
 }
+
+/// The exception a received answer means, by the core's rules (what the client does with a
+/// peer's error): an A2A error's own variant, or `NotA2a` for a status without A2A meaning.
+fn from_received(r: &a2a::error::Received) -> A2aError {
+    match r {
+        a2a::error::Received::A2a(e) => A2aError::from(e),
+        a2a::error::Received::NotA2a { status, message } => {
+            A2aError::NotA2a { description: format!("not an A2A error (status {status}): {message}"), status: *status }
+        }
+        other => A2aError::Protocol { description: format!("{other:?}") },
+    }
+}
+
+fn is_v03(version: &str) -> Result<bool, A2aError> {
+    match version {
+        "1.0" | "" => Ok(false),
+        "0.3" => Ok(true),
+        other => Err(A2aError::invalid_value("version".into(), &format!("unknown protocol version {other:?} (1.0 or 0.3)"))),
+    }
+}
+
+/// What an HTTP+JSON error answer (its status and body) means, as the client reads it.
+#[uniffi::export]
+pub fn classify_http(status: u16, body: Vec<u8>, version: String) -> Result<A2aError, A2aError> {
+    let r = if is_v03(&version)? { a2a::error::classify_http_v03(status, &body) } else { a2a::error::classify_http(status, &body) };
+    Ok(from_received(&r))
+}
+
+/// What a gRPC status means; `details` is its `grpc-status-details-bin` trailer (a
+/// `google.rpc.Status`).
+#[uniffi::export]
+pub fn classify_grpc(code: i32, message: String, details: Option<Vec<u8>>, version: String) -> Result<A2aError, A2aError> {
+    let status = match &details {
+        Some(d) => Some(
+            <a2a::proto::google::rpc::Status as prost::Message>::decode(&d[..])
+                .map_err(|e| A2aError::invalid_value("details".into(), &format!("not a google.rpc.Status: {e}")))?,
+        ),
+        None => None,
+    };
+    let r = if is_v03(&version)? {
+        a2a::error::classify_grpc_v03(code, &message, status.as_ref())
+    } else {
+        a2a::error::classify_grpc(code, &message, status.as_ref())
+    };
+    Ok(from_received(&r))
+}
+
+/// What a JSON-RPC `error` object (its JSON text) means.
+#[uniffi::export]
+pub fn classify_jsonrpc(error: String) -> Result<A2aError, A2aError> {
+    let v: serde_json::Value = serde_json::from_str(&error).map_err(|e| A2aError::Syntax {
+        description: format!("error is not JSON: {e}"),
+        field: String::new(),
+        line: u32::try_from(e.line()).unwrap_or(u32::MAX),
+        column: u32::try_from(e.column()).unwrap_or(u32::MAX),
+    })?;
+    Ok(from_received(&a2a::error::classify_jsonrpc(&v)))
+}

@@ -8314,6 +8314,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionData: FfiConverterRustBuffer {
+    typealias SwiftType = Data?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterData.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterData.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTimestamp: FfiConverterRustBuffer {
     typealias SwiftType = Date?
 
@@ -9265,6 +9289,45 @@ public func version() -> String  {
     return try!  FfiConverterString.lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_a2a_wire_uniffi_fn_func_version(uniffiCallStatus
+    )
+})
+}
+/**
+ * What a gRPC status means; `details` is its `grpc-status-details-bin` trailer (a
+ * `google.rpc.Status`).
+ */
+public func classifyGrpc(code: Int32, message: String, details: Data?, version: String)throws  -> A2aError  {
+    return try  FfiConverterTypeA2aError_lift(try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_func_classify_grpc(
+        FfiConverterInt32.lower(code),
+        FfiConverterString.lower(message),
+        FfiConverterOptionData.lower(details),
+        FfiConverterString.lower(version),uniffiCallStatus
+    )
+})
+}
+/**
+ * What an HTTP+JSON error answer (its status and body) means, as the client reads it.
+ */
+public func classifyHttp(status: UInt16, body: Data, version: String)throws  -> A2aError  {
+    return try  FfiConverterTypeA2aError_lift(try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_func_classify_http(
+        FfiConverterUInt16.lower(status),
+        FfiConverterData.lower(body),
+        FfiConverterString.lower(version),uniffiCallStatus
+    )
+})
+}
+/**
+ * What a JSON-RPC `error` object (its JSON text) means.
+ */
+public func classifyJsonrpc(error: String)throws  -> A2aError  {
+    return try  FfiConverterTypeA2aError_lift(try rustCallWithError(FfiConverterTypeA2aError_lift) {
+        uniffiCallStatus in
+    uniffi_a2a_wire_uniffi_fn_func_classify_jsonrpc(
+        FfiConverterString.lower(error),uniffiCallStatus
     )
 })
 }
@@ -11278,6 +11341,15 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.contractVersionMismatch
     }
     if (uniffi_a2a_wire_uniffi_checksum_func_version() != 31611) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_func_classify_grpc() != 5048) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_func_classify_http() != 3809) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_a2a_wire_uniffi_checksum_func_classify_jsonrpc() != 29696) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_wire_uniffi_checksum_func_decode_agent_capabilities_json() != 64256) {

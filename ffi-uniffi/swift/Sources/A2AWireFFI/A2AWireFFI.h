@@ -604,6 +604,21 @@ RustBuffer uniffi_a2a_wire_uniffi_fn_func_version(RustCallStatus *_Nonnull out_s
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FUNC_CLASSIFY_GRPC
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FUNC_CLASSIFY_GRPC
+RustBuffer uniffi_a2a_wire_uniffi_fn_func_classify_grpc(int32_t code, RustBuffer message, RustBuffer details, RustBuffer version, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FUNC_CLASSIFY_HTTP
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FUNC_CLASSIFY_HTTP
+RustBuffer uniffi_a2a_wire_uniffi_fn_func_classify_http(uint16_t status, RustBuffer body, RustBuffer version, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FUNC_CLASSIFY_JSONRPC
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FUNC_CLASSIFY_JSONRPC
+RustBuffer uniffi_a2a_wire_uniffi_fn_func_classify_jsonrpc(RustBuffer error, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FUNC_DECODE_AGENT_CAPABILITIES_JSON
 #define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_FN_FUNC_DECODE_AGENT_CAPABILITIES_JSON
 RustBuffer uniffi_a2a_wire_uniffi_fn_func_decode_agent_capabilities_json(RustBuffer json, RustCallStatus *_Nonnull out_status
@@ -1772,6 +1787,24 @@ void ffi_a2a_wire_uniffi_rust_future_complete_void(uint64_t handle, RustCallStat
 #ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_FUNC_VERSION
 #define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_FUNC_VERSION
 uint16_t uniffi_a2a_wire_uniffi_checksum_func_version(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_FUNC_CLASSIFY_GRPC
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_FUNC_CLASSIFY_GRPC
+uint16_t uniffi_a2a_wire_uniffi_checksum_func_classify_grpc(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_FUNC_CLASSIFY_HTTP
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_FUNC_CLASSIFY_HTTP
+uint16_t uniffi_a2a_wire_uniffi_checksum_func_classify_http(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_FUNC_CLASSIFY_JSONRPC
+#define UNIFFI_FFIDEF_UNIFFI_A2A_WIRE_UNIFFI_CHECKSUM_FUNC_CLASSIFY_JSONRPC
+uint16_t uniffi_a2a_wire_uniffi_checksum_func_classify_jsonrpc(void
     
 );
 #endif

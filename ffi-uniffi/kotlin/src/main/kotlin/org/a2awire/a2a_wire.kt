@@ -728,6 +728,12 @@ internal object IntegrityCheckingUniffiLib {
     internal fun ensureInitialized() = Unit
     external fun uniffi_a2a_wire_uniffi_checksum_func_version(
     ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_func_classify_grpc(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_func_classify_http(
+    ): Int
+    external fun uniffi_a2a_wire_uniffi_checksum_func_classify_jsonrpc(
+    ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_func_decode_agent_capabilities_json(
     ): Int
     external fun uniffi_a2a_wire_uniffi_checksum_func_decode_agent_capabilities_protobuf(
@@ -1342,6 +1348,12 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_a2a_wire_uniffi_fn_func_version(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_func_classify_grpc(`code`: Int,`message`: RustBuffer.ByValue,`details`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_func_classify_http(`status`: Short,`body`: RustBuffer.ByValue,`version`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_a2a_wire_uniffi_fn_func_classify_jsonrpc(`error`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_a2a_wire_uniffi_fn_func_decode_agent_capabilities_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_a2a_wire_uniffi_fn_func_decode_agent_capabilities_protobuf(`bytes`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1824,6 +1836,15 @@ private fun uniffiCheckContractApiVersion(lib: IntegrityCheckingUniffiLib) {
 @Suppress("UNUSED_PARAMETER")
 private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_a2a_wire_uniffi_checksum_func_version() and 0xFFFF) != 31611) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_func_classify_grpc() and 0xFFFF) != 5048) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_func_classify_http() and 0xFFFF) != 3809) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_func_classify_jsonrpc() and 0xFFFF) != 29696) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_a2a_wire_uniffi_checksum_func_decode_agent_capabilities_json() and 0xFFFF) != 64256) {
@@ -12489,6 +12510,38 @@ public object FfiConverterOptionalString: FfiConverterRustBuffer<kotlin.String?>
 /**
  * @suppress
  */
+public object FfiConverterOptionalByteArray: FfiConverterRustBuffer<kotlin.ByteArray?> {
+    override fun read(buf: ByteBuffer): kotlin.ByteArray? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterByteArray.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.ByteArray?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterByteArray.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.ByteArray?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterByteArray.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTimestamp: FfiConverterRustBuffer<java.time.Instant?> {
     override fun read(buf: ByteBuffer): java.time.Instant? {
         if (buf.get().toInt() == 0) {
@@ -13527,6 +13580,57 @@ public object FfiConverterMapStringTypeStringList: FfiConverterRustBuffer<Map<ko
     UniffiLib.uniffi_a2a_wire_uniffi_fn_func_version(
     
         _status)
+}
+    )
+    }
+    
+
+        /**
+         * What a gRPC status means; `details` is its `grpc-status-details-bin` trailer (a
+         * `google.rpc.Status`).
+         */
+    @Throws(A2aException::class) fun `classifyGrpc`(`code`: kotlin.Int, `message`: kotlin.String, `details`: kotlin.ByteArray?, `version`: kotlin.String): A2aException {
+            return FfiConverterTypeA2aError.lift(
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_func_classify_grpc(
+    
+        
+        FfiConverterInt.lower(`code`),
+        FfiConverterString.lower(`message`),
+        FfiConverterOptionalByteArray.lower(`details`),
+        FfiConverterString.lower(`version`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * What an HTTP+JSON error answer (its status and body) means, as the client reads it.
+         */
+    @Throws(A2aException::class) fun `classifyHttp`(`status`: kotlin.UShort, `body`: kotlin.ByteArray, `version`: kotlin.String): A2aException {
+            return FfiConverterTypeA2aError.lift(
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_func_classify_http(
+    
+        
+        FfiConverterUShort.lower(`status`),
+        FfiConverterByteArray.lower(`body`),
+        FfiConverterString.lower(`version`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * What a JSON-RPC `error` object (its JSON text) means.
+         */
+    @Throws(A2aException::class) fun `classifyJsonrpc`(`error`: kotlin.String): A2aException {
+            return FfiConverterTypeA2aError.lift(
+    uniffiRustCallWithError(A2aException) { _status ->
+    UniffiLib.uniffi_a2a_wire_uniffi_fn_func_classify_jsonrpc(
+    
+        
+        FfiConverterString.lower(`error`),_status)
 }
     )
     }
