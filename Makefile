@@ -8,7 +8,7 @@ export CARGO_TERM_COLOR ?= never
 
 .PHONY: test deps fmt-check unit pg-test pg-replicas tokio-check axum-test oracle interop interop-deps bench-server nostd fuzz-smoke bench-build bench demo serve clean \
 	interop-py test-bins bench-tls c-lib c-header c-header-check install c-test bench-c py-dist py-stubs py-test bench-python \
-	node-build node-model node-check node-pack node-test bench-node bench-pg dist dist-test porting-test uniffi-gen uniffi-check kotlin-test kotlin-install kotlin-agent kotlin-client
+	node-build node-model node-check node-pack node-test bench-node bench-pg dist dist-test porting-test uniffi-gen uniffi-check kotlin-test kotlin-install kotlin-agent kotlin-client bench-kotlin
 
 # Each step runs in order and says how long it took (CI keeps a full run under 45 minutes).
 TEST_STEPS := deps fmt-check unit pg-test tokio-check axum-test oracle c-test py-test interop pg-replicas node-test kotlin-test porting-test dist-test nostd bench-build fuzz-smoke
@@ -239,6 +239,15 @@ kotlin-test: uniffi-check interop-deps
 	$(MAKE) --no-print-directory kotlin-install
 	ffi-uniffi/tests/sdk_interop.sh
 	ffi-uniffi/tests/readme.sh
+
+# The Kotlin benchmarks: sample_task.json round trips through the Kotlin API against Jackson,
+# and the Kotlin demo agent against the Rust demo agent at 1, 8 and 32 connections
+# (bench/kotlin/run.py; results in BENCHMARKS.md). Not part of `make test`.
+bench-kotlin: kotlin-install
+	command -v wrk >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq wrk)
+	$(CARGO) build --release -p a2a-wire-uniffi
+	$(CARGO) build --release -p a2a-wire-cli -p a2a-wire-bench --bins
+	python3 bench/kotlin/run.py
 
 # The Kotlin package into the local Maven repository (~/.m2), as the examples depend on it.
 KOTLIN_RUN = cd examples/kotlin && mvn -q -B compile exec:java -Djna.library.path=$(CURDIR)/target/debug

@@ -152,6 +152,7 @@ def main():
     ap.add_argument("--rust-echo", help="also measure this build of bench/src/bin/echo_server.rs (the Rust demo agent on the host the bindings use)")
     ap.add_argument("--py", help="also measure the Python demo agent on the ready server (py-ready) and mounted under uvicorn (py-asgi), run by this Python (a venv with a2a_wire and a2a-sdk), which then runs the SDK server too")
     ap.add_argument("--node", action="store_true", help="also measure the Node demo agent on the ready server (node-ready, examples/node/agent.mjs) and under Express (node-express, examples/node/express.mjs); examples/node must have a2a-wire installed (bench/node/run.sh does it)")
+    ap.add_argument("--kotlin-agent", help="also measure the Kotlin demo agent (examples/kotlin/Agent.kt on the ready server) run by this command, the address appended (bench/kotlin/run.py gives a java command line)")
     ap.add_argument("--baseline", help="also measure this other build of a2a-wire (`serve --store memory`) as a2a-wire-baseline: a before/after comparison in one sitting")
     ap.add_argument("--only", help="comma-separated server names to measure (SSE and memory are then skipped)")
     ap.add_argument("--out", default=str(TARGET / "bench-server.json"))
@@ -175,6 +176,9 @@ def main():
         specs.append(("rust-echo", lambda p: [str(Path(args.rust_echo).resolve()), f"127.0.0.1:{p}", "future", "silent"], "/a2a/jsonrpc", True))
     if args.c_agent:
         specs.append(("c-agent", lambda p: [str(Path(args.c_agent).resolve()), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
+    if args.kotlin_agent:
+        import shlex
+        specs.append(("kotlin-agent", lambda p: shlex.split(args.kotlin_agent) + [f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
     if args.py:
         specs.append(("py-ready", lambda p: [str(py), str(ROOT / "examples/python/agent.py"), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))
         specs.append(("py-asgi", lambda p: [str(py), str(ROOT / "examples/python/mounted.py"), f"127.0.0.1:{p}"], "/a2a/jsonrpc", True))

@@ -133,8 +133,8 @@ echo "== the same under valgrind (memcheck, leak check full; a report fails the 
 unset ASAN_OPTIONS UBSAN_OPTIONS
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON,GRPC --log "$B/sdk-agent-valgrind.log" -- $VALGRIND "$B/examples/agent" "127.0.0.1:{port}"
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed-valgrind.log" -- $VALGRIND "$B/examples/embed" "127.0.0.1:{port}"
-echo "== the same against the CMake builds (dynamic C++ embedding, static C agent and C++ embedding)"
-python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed-dyn.log" -- "$B/examples/embed" "127.0.0.1:{port}"
+echo "== the same against the static CMake builds (C agent and C++ embedding)"
+# (The dynamic C++ embedding of the CMake build, examples/embed, passed them under valgrind above.)
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON --log "$B/sdk-embed-static.log" -- "$B/examples/embed_static" "127.0.0.1:{port}"
 python3 "$ROOT/ffi-c/tests/sdk_checks.py" --bindings JSONRPC,HTTP+JSON,GRPC --log "$B/sdk-agent-static.log" -- "$B/examples/agent_static" "127.0.0.1:{port}"
 echo "c tests: all passed"
