@@ -173,7 +173,7 @@ impl A2aClient {
     }
 
     /// A client sharing this one's connections whose calls have this time limit (`null`: the
-    /// config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+    /// config's) and send these headers too: `client.withCallOptions(java.time.Duration.ofSeconds(5), mapOf())`.
     pub fn with_call_options(&self, timeout: Option<Duration>, headers: HashMap<String, String>) -> Arc<A2aClient> {
         let options = transport::CallOptions { timeout, headers: headers.into_iter().collect() };
         Arc::new(A2aClient { inner: self.inner.with_call_options(options), card: self.card.clone() })

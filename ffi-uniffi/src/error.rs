@@ -298,10 +298,12 @@ fn from_received(r: &a2a::error::Received) -> A2aError {
 }
 
 fn is_v03(version: &str) -> Result<bool, A2aError> {
-    match version {
-        "1.0" | "" => Ok(false),
-        "0.3" => Ok(true),
-        other => Err(A2aError::invalid_value("version".into(), &format!("unknown protocol version {other:?} (1.0 or 0.3)"))),
+    if version.trim().is_empty() {
+        return Ok(false);
+    }
+    match a2a::version::ProtocolVersion::parse(version) {
+        Some(p) if p == a2a::version::ProtocolVersion::V1_0 || p == a2a::version::ProtocolVersion::V0_3 => Ok(p.is_legacy()),
+        _ => Err(A2aError::invalid_value("version".into(), &format!("unknown protocol version {version:?} (1.0 or 0.3)"))),
     }
 }
 

@@ -751,7 +751,7 @@ public protocol A2aClientProtocol: AnyObject, Sendable {
     
     /**
      * A client sharing this one's connections whose calls have this time limit (`null`: the
-     * config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+     * config's) and send these headers too: `client.withCallOptions(java.time.Duration.ofSeconds(5), mapOf())`.
      */
     func withCallOptions(timeout: TimeInterval?, headers: [String: String])  -> A2aClient
     
@@ -1074,7 +1074,7 @@ open func subscribeToTask(request: SubscribeToTaskRequest)async throws  -> TaskS
     
     /**
      * A client sharing this one's connections whose calls have this time limit (`null`: the
-     * config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+     * config's) and send these headers too: `client.withCallOptions(java.time.Duration.ofSeconds(5), mapOf())`.
      */
 open func withCallOptions(timeout: TimeInterval?, headers: [String: String]) -> A2aClient  {
     return try!  FfiConverterTypeA2aClient_lift(try! rustCall() {
@@ -11934,7 +11934,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_subscribe_to_task() != 51718) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_call_options() != 40753) {
+    if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_call_options() != 54113) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_header_provider() != 63290) {

@@ -2429,7 +2429,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_subscribe_to_task() and 0xFFFF) != 51718) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_call_options() and 0xFFFF) != 40753) {
+    if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_call_options() and 0xFFFF) != 54113) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_a2a_wire_uniffi_checksum_method_a2aclient_with_header_provider() and 0xFFFF) != 63290) {
@@ -3279,7 +3279,7 @@ public interface A2aClientInterface {
     
     /**
      * A client sharing this one's connections whose calls have this time limit (`null`: the
-     * config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+     * config's) and send these headers too: `client.withCallOptions(java.time.Duration.ofSeconds(5), mapOf())`.
      */
     fun `withCallOptions`(`timeout`: java.time.Duration?, `headers`: Map<kotlin.String, kotlin.String>): A2aClient
     
@@ -3708,7 +3708,7 @@ open class A2aClient: Disposable, AutoCloseable, A2aClientInterface
     
     /**
      * A client sharing this one's connections whose calls have this time limit (`null`: the
-     * config's) and send these headers too: `client.withCallOptions(5.seconds, mapOf())`.
+     * config's) and send these headers too: `client.withCallOptions(java.time.Duration.ofSeconds(5), mapOf())`.
      */override fun `withCallOptions`(`timeout`: java.time.Duration?, `headers`: Map<kotlin.String, kotlin.String>): A2aClient {
             return FfiConverterTypeA2aClient.lift(
     callWithHandle {

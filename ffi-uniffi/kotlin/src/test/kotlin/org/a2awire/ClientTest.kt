@@ -16,8 +16,6 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.assertThrows
 import java.io.File
-import java.net.ServerSocket
-import java.net.Socket
 
 /**
  * The Kotlin client against `a2a-wire serve` (the demo agent, memory store) on 127.0.0.1, on
@@ -31,17 +29,11 @@ class ClientTest {
     @BeforeAll
     fun start() {
         val cli = System.getProperty("a2a.cli") ?: "../../target/debug/a2a-wire"
-        val port = ServerSocket(0).use { it.localPort }
+        val port = Processes.freePorts()
         server = ProcessBuilder(File(cli).absolutePath, "serve", "--addr", "127.0.0.1:$port", "--store", "memory")
             .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
         url = "http://127.0.0.1:$port"
-        val deadline = System.nanoTime() + 20_000_000_000L
-        while (true) {
-            try { Socket("127.0.0.1", port).close(); break } catch (e: java.io.IOException) {
-                if (System.nanoTime() > deadline || !server.isAlive) throw AssertionError("a2a-wire serve did not start on $url")
-                Thread.sleep(50)
-            }
-        }
+        Processes.awaitPort("a2a-wire serve", server, port, 20)
     }
 
     @AfterAll
@@ -119,7 +111,7 @@ class ClientTest {
 
     @Test
     fun `connect errors say what failed`() = runBlocking {
-        val port = ServerSocket(0).use { it.localPort }
+        val port = Processes.freePorts()
         assertThrows<A2aException.Transport> { A2aClient.connect("http://127.0.0.1:$port", ClientConfig()) }
         val e = assertThrows<A2aException.InvalidValue> { A2aClient.connect(url, ClientConfig(bindings = listOf("SOAP"))) }
         assertTrue(e.description.contains("SOAP"), e.description)

@@ -12,8 +12,6 @@ import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.assertThrows
 import java.io.File
-import java.net.ServerSocket
-import java.net.Socket
 import java.nio.file.Files
 
 /**
@@ -35,24 +33,11 @@ class SdkServersTest {
     private val servers = mutableMapOf<String, String>()
     private val quirks = ObjectMapper().readTree(File(interop, "quirks.json"))["quirks"]
 
-    private fun freePort(n: Int): Int {
-        while (true) {
-            val p = ServerSocket(0).use { it.localPort }
-            if (p + n < 65536 && (1 until n).all { runCatching { ServerSocket(p + it).close() }.isSuccess }) return p
-        }
-    }
-
     private fun start(name: String, port: Int, cmd: List<String>, dir: File = repo) {
         val log = File(tls, "$name.log")
         val p = ProcessBuilder(cmd).directory(dir).redirectErrorStream(true).redirectOutput(log).start()
         procs += p
-        val deadline = System.nanoTime() + 60_000_000_000L
-        while (true) {
-            try { Socket("127.0.0.1", port).close(); break } catch (e: java.io.IOException) {
-                if (System.nanoTime() > deadline || !p.isAlive) throw AssertionError("$name did not start on $port:\n${log.readText().takeLast(2000)}")
-                Thread.sleep(100)
-            }
-        }
+        Processes.awaitPort(name, p, port, 60, log)
     }
 
     @BeforeAll
@@ -60,17 +45,17 @@ class SdkServersTest {
         assertTrue(python.canExecute(), "$python: run make interop-deps")
         assertEquals(0, ProcessBuilder(File(bin, "a2a-wire-testca").path, tls.path).inheritIO().start().waitFor(), "a2a-wire-testca")
         val (ca, cert, key) = listOf("ca.pem", "server.pem", "server.key").map { File(tls, it).path }
-        var port = freePort(2)
+        var port = Processes.freePorts(2)
         start("python", port, listOf(python.path, File(interop, "python/their_server.py").path, "--port", "$port"))
         servers["python"] = "http://127.0.0.1:$port"
-        port = freePort(2)
+        port = Processes.freePorts(2)
         start("js", port, listOf("node", "their_server.mjs", "--port", "$port"), File(interop, "js"))
         servers["js"] = "http://127.0.0.1:$port"
-        port = freePort(1)
+        port = Processes.freePorts(1)
         start("a2a-wire-tls", port, listOf(File(bin, "a2a-wire").path, "serve", "--addr", "127.0.0.1:$port", "--store", "memory",
             "--tls-cert", cert, "--tls-key", key))
         servers["a2a-wire-tls"] = "https://127.0.0.1:$port"
-        port = freePort(2)
+        port = Processes.freePorts(2)
         start("python-tls", port, listOf(python.path, File(interop, "python/their_server.py").path, "--port", "$port",
             "--tls-cert", cert, "--tls-key", key))
         servers["python-tls"] = "https://127.0.0.1:$port"
