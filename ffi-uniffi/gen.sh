@@ -19,6 +19,8 @@ trap 'rm -rf "$OUT"' EXIT
 "$TARGET/debug/uniffi-bindgen" generate "$TARGET/debug/liba2a_wire_uniffi.so" -l kotlin -l swift --no-format -o "$OUT" >/dev/null
 mkdir -p "$OUT/tree/kotlin/src/main/kotlin/org/a2awire" "$OUT/tree/swift/Sources/A2AWire" "$OUT/tree/swift/Sources/A2AWireFFI"
 mv "$OUT/org/a2awire/a2a_wire.kt" "$OUT/tree/kotlin/src/main/kotlin/org/a2awire/a2a_wire.kt"
+# uniffi's per-call JNA status structure replaced by a per-thread pool (see the script).
+python3 "$HERE/patch_kotlin.py" "$OUT/tree/kotlin/src/main/kotlin/org/a2awire/a2a_wire.kt"
 mv "$OUT/A2AWire.swift" "$OUT/tree/swift/Sources/A2AWire/A2AWire.swift"
 mv "$OUT/A2AWireFFI.h" "$OUT/tree/swift/Sources/A2AWireFFI/A2AWireFFI.h"
 mv "$OUT/A2AWireFFI.modulemap" "$OUT/tree/swift/Sources/A2AWireFFI/module.modulemap"

@@ -275,10 +275,37 @@ interface UniffiRustCallStatusErrorHandler<E> {
 
 // Call a rust function that returns a Result<>.  Pass in the Error class companion that corresponds to the Err
 private inline fun <U, E: kotlin.Exception> uniffiRustCallWithError(errorHandler: UniffiRustCallStatusErrorHandler<E>, callback: (UniffiRustCallStatus) -> U): U {
-    var status = UniffiRustCallStatus()
-    val return_value = callback(status)
-    uniffiCheckCallStatus(errorHandler, status)
-    return return_value
+    // a2a-wire (ffi-uniffi/patch_kotlin.py): the status comes from a per-thread pool.
+    val status = UniffiRustCallStatusPool.take()
+    try {
+        val return_value = callback(status)
+        uniffiCheckCallStatus(errorHandler, status)
+        return return_value
+    } finally {
+        UniffiRustCallStatusPool.give(status)
+    }
+}
+
+// a2a-wire (ffi-uniffi/patch_kotlin.py): call statuses reused per thread instead of one JNA
+// structure (native memory and a Cleaner registration) per call. A status is taken for the
+// length of one call, so calls nested on one thread each have their own.
+internal object UniffiRustCallStatusPool {
+    private const val KEEP = 8
+    private val free = ThreadLocal.withInitial { ArrayDeque<UniffiRustCallStatus>(KEEP) }
+
+    fun take(): UniffiRustCallStatus {
+        val status = free.get().removeLastOrNull() ?: return UniffiRustCallStatus()
+        status.code = UNIFFI_CALL_SUCCESS
+        status.error_buf.capacity = 0
+        status.error_buf.len = 0
+        status.error_buf.data = null
+        return status
+    }
+
+    fun give(status: UniffiRustCallStatus) {
+        val pool = free.get()
+        if (pool.size < KEEP) pool.addLast(status)
+    }
 }
 
 // Check UniffiRustCallStatus and throw an error if the call wasn't successful

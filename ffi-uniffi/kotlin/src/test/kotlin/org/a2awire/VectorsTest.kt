@@ -99,4 +99,29 @@ class VectorsTest {
         val e = assertThrows<A2aException.InvalidValue> { decodeJson("lf.a2a.v1.Nope", "{}") }
         assertTrue(e.description.contains("lf.a2a.v1.Nope"), e.description)
     }
+
+    @Test
+    fun `a failed call leaves no error behind for the next call on the thread, on any thread`() {
+        // The call statuses are reused per thread (ffi-uniffi/patch_kotlin.py): an error a call
+        // returned must not show in the next call, and threads must not share one.
+        val good = """{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}"""
+        val bad = """{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_NOPE"}}"""
+        val failures = java.util.concurrent.atomic.AtomicInteger()
+        val threads = (1..4).map {
+            Thread {
+                repeat(2_000) { i ->
+                    if (i % 2 == 0) {
+                        if (decodeTaskJson(good).id != "t1") failures.incrementAndGet()
+                    } else {
+                        try { decodeTaskJson(bad); failures.incrementAndGet() } catch (e: A2aException) {
+                            if (!e.toString().contains("status.state")) failures.incrementAndGet()
+                        }
+                    }
+                }
+            }
+        }
+        threads.forEach { it.start() }
+        threads.forEach { it.join() }
+        assertEquals(0, failures.get())
+    }
 }
