@@ -234,9 +234,9 @@ uniffi-check:
 	ffi-uniffi/gen.sh --check
 kotlin-test: uniffi-check interop-deps
 	$(BINS)
-	cd ffi-uniffi/kotlin && mvn -q -B test -Da2a.native.dir=$(CURDIR)/target/debug
+	# The tests, then the package into ~/.m2 (the examples and the README depend on it): one build.
+	cd ffi-uniffi/kotlin && mvn -q -B install -Da2a.native.dir=$(CURDIR)/target/debug
 	@grep -h "Tests run" target/kotlin/surefire-reports/*.txt
-	$(MAKE) --no-print-directory kotlin-install
 	ffi-uniffi/tests/sdk_interop.sh
 	ffi-uniffi/tests/readme.sh
 
