@@ -34,10 +34,12 @@ SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=
 VALGRIND="valgrind -q --num-callers=40 --suppressions=$ROOT/ffi-c/tests/valgrind.supp --leak-check=full --error-exitcode=9 --errors-for-leak-kinds=definite,indirect,possible"
 T="timeout 600"
 TESTS=${C_TESTS:-"api loopback vectors receiver framing sdk_api"}
-run() { # name, command...
+run() { # name, command... (its time is printed after it, to show where a run's time goes)
   name=$1; shift
   printf '%s: ' "$name"
+  t0=$(date +%s)
   "$@"
+  echo "  ($name: $(( $(date +%s) - t0 )) s)"
 }
 
 echo "== pkg-config: $(pkg-config --modversion a2a_wire), cflags $CFLAGS_PC, libs $LIBS_PC"
