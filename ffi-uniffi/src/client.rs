@@ -14,7 +14,6 @@ use crate::model::{
 };
 use crate::rt::Path;
 use a2a::card::{Binding, ClientSupport};
-use a2a::version::ProtocolVersion;
 use a2a_wire_smol as transport;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -90,14 +89,7 @@ fn support_of(config: &ClientConfig) -> Result<ClientSupport, A2aError> {
             .collect::<Result<_, _>>()?;
     }
     if !config.versions.is_empty() {
-        support.versions = config
-            .versions
-            .iter()
-            .map(|v| match ProtocolVersion::parse(v) {
-                Some(p) if p == ProtocolVersion::V1_0 || p == ProtocolVersion::V0_3 => Ok(p),
-                _ => Err(A2aError::invalid_value("versions".into(), &format!("unknown protocol version {v:?} (1.0 or 0.3)"))),
-            })
-            .collect::<Result<_, _>>()?;
+        support.versions = config.versions.iter().map(|v| crate::error::known_version(v, "versions")).collect::<Result<_, _>>()?;
     }
     Ok(support)
 }

@@ -7,6 +7,7 @@
 
 use a2a::codec::{DecodeError, DecodeErrorKind, EncodeError};
 use a2a::error::A2aError as CoreError;
+use a2a::version::ProtocolVersion;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -297,14 +298,21 @@ fn from_received(r: &a2a::error::Received) -> A2aError {
     }
 }
 
+/// A protocol version the bindings speak (1.0 or 0.3, a patch allowed), read by the core's
+/// parser; anything else is an `InvalidValue` at `field`.
+pub(crate) fn known_version(version: &str, field: &str) -> Result<ProtocolVersion, A2aError> {
+    match ProtocolVersion::parse(version) {
+        Some(p) if p == ProtocolVersion::V1_0 || p == ProtocolVersion::V0_3 => Ok(p),
+        _ => Err(A2aError::invalid_value(field.into(), &format!("unknown protocol version {version:?} (1.0 or 0.3)"))),
+    }
+}
+
+/// The classify functions' version argument: empty means 1.0.
 fn is_v03(version: &str) -> Result<bool, A2aError> {
     if version.trim().is_empty() {
         return Ok(false);
     }
-    match a2a::version::ProtocolVersion::parse(version) {
-        Some(p) if p == a2a::version::ProtocolVersion::V1_0 || p == a2a::version::ProtocolVersion::V0_3 => Ok(p.is_legacy()),
-        _ => Err(A2aError::invalid_value("version".into(), &format!("unknown protocol version {version:?} (1.0 or 0.3)"))),
-    }
+    Ok(known_version(version, "version")?.is_legacy())
 }
 
 /// What an HTTP+JSON error answer (its status and body) means, as the client reads it.
