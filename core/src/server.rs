@@ -18,9 +18,11 @@
 //! binding's error shape: JSON-RPC an error response in an SSE event, HTTP+JSON an SSE event
 //! carrying the `google.rpc.Status` body, gRPC the status trailers.
 
+mod stream;
+pub use stream::{EncodedEvent, EventShape};
+
 use crate::binding::{grpc, jsonrpc, rest, sse};
 use crate::card::{self, Binding};
-use crate::engine::EventId;
 use crate::error::{A2aError, ErrorKind};
 use crate::http::{media_type, HttpRequest, HttpResponse};
 use crate::op::Response;
@@ -740,102 +742,6 @@ impl Endpoint {
             r.headers.push(header_list("www-authenticate", &self.challenge));
         }
         self.with_extensions(call, r)
-    }
-
-    /// The response head of a stream whose first event has id `first`: a v1.0 gRPC stream
-    /// says it in the `a2a-event-id` header (its messages carry no id; the later ones count
-    /// up from it by one). SSE events carry their own ids.
-    pub fn stream_start_at(&self, call: &Call, first: Option<EventId>) -> HttpResponse {
-        let mut head = self.stream_start(call);
-        if let Some(first) = first.filter(|_| call.binding == Binding::Grpc && !call.version.is_legacy()) {
-            head.headers.push(header_list(EVENT_ID_HEADER, &first.to_string()));
-        }
-        head
-    }
-
-    /// The response head of a stream.
-    pub fn stream_start(&self, call: &Call) -> HttpResponse {
-        let ctype = if call.binding == Binding::Grpc { grpc::CONTENT_TYPE } else { sse::CONTENT_TYPE };
-        let mut headers = alloc::vec![header_list("content-type", ctype)];
-        if call.binding != Binding::Grpc {
-            headers.push(header_list("cache-control", "no-cache"));
-        }
-        self.with_extensions(call, HttpResponse { status: 200, headers, body: Vec::new(), trailers: Vec::new(), streaming: true })
-    }
-
-    /// Appends one stream event in the binding's framing; SSE events carry `id` (gRPC
-    /// messages cannot: the stream head's `a2a-event-id` numbers them, see
-    /// [`Endpoint::stream_start_at`]).
-    pub fn stream_event(&self, call: &Call, event: &v1::StreamResponse, id: Option<EventId>, out: &mut Vec<u8>) {
-        let id = id.map(|i| i.to_string());
-        let id = id.as_deref();
-        match call.binding {
-            Binding::JsonRpc => {
-                let mut data = Vec::new();
-                jsonrpc::encode_stream_event(&call.jsonrpc_id, call.version, event, &mut data);
-                sse::encode_event_with_id(id, &data, out);
-            }
-            Binding::Grpc => {
-                let mut msg = Vec::new();
-                if call.version.is_legacy() {
-                    // An event v0.3 cannot carry is skipped rather than sent malformed.
-                    if grpc::encode_stream_event_v03_with(event, call.v03_files, &mut msg).is_err() {
-                        return;
-                    }
-                } else {
-                    crate::codec::protobuf::encode_into(event, &mut msg);
-                }
-                grpc::encode_frame(&msg, out);
-            }
-            _ => {
-                let mut data = Vec::new();
-                let r = if call.version.is_legacy() {
-                    rest::encode_stream_event_v03_with(event, call.v03_files, &mut data)
-                } else {
-                    crate::codec::json::encode_into(event, &mut data)
-                        .map_err(|e| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}")))
-                };
-                match r {
-                    Ok(()) => sse::encode_event_with_id(id, &data, out),
-                    Err(e) => {
-                        let mut body = Vec::new();
-                        if call.version.is_legacy() {
-                            rest::encode_error_v03(&e, &mut body);
-                        } else {
-                            rest::encode_error(&e, &mut body);
-                        }
-                        sse::encode_event(&body, out);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The end of a stream, with the error that ended it, if any.
-    pub fn stream_end(&self, call: &Call, error: Option<&A2aError>) -> StreamEnd {
-        match (call.binding.clone(), error) {
-            (Binding::Grpc, e) if call.version.is_legacy() => StreamEnd { body: Vec::new(), trailers: grpc::status_trailers_v03(e) },
-            (Binding::Grpc, e) => StreamEnd { body: Vec::new(), trailers: grpc::status_trailers(e) },
-            (_, None) => StreamEnd::default(),
-            (Binding::JsonRpc, Some(e)) => {
-                let mut data = Vec::new();
-                jsonrpc::encode_error_for(&call.jsonrpc_id, call.version, e, &mut data);
-                let mut body = Vec::new();
-                sse::encode_event(&data, &mut body);
-                StreamEnd { body, trailers: Vec::new() }
-            }
-            (_, Some(e)) => {
-                let mut data = Vec::new();
-                if call.version.is_legacy() {
-                    rest::encode_error_v03(e, &mut data);
-                } else {
-                    rest::encode_error(e, &mut data);
-                }
-                let mut body = Vec::new();
-                sse::encode_event(&data, &mut body);
-                StreamEnd { body, trailers: Vec::new() }
-            }
-        }
     }
 }
 

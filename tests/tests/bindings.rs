@@ -655,3 +655,73 @@ fn review_fixes_escaped_method_names_body_tenants_and_v03_extension_headers() {
     let p = c1.prepare(send(msg("m", "x", ""))).unwrap();
     assert!(p.request.headers.iter().any(|(k, _)| k == "A2A-Extensions"));
 }
+
+/// The call `req` decodes to at `endpoint`.
+fn decode_call(endpoint: &Endpoint, req: &OutgoingRequest) -> Call {
+    let after_scheme = req.url.split_once("://").map_or(req.url.as_str(), |(_, r)| r);
+    let target = after_scheme.find('/').map_or("/", |i| &after_scheme[i..]).to_string();
+    let headers: Vec<(&str, &str)> = req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    endpoint.decode(&HttpRequest { method: req.method, target: &target, headers: &headers, body: &req.body }).unwrap()
+}
+
+#[test]
+fn an_event_encoded_once_frames_each_stream_of_its_shape_as_a_fresh_encode_would() {
+    let endpoint = Endpoint::new(card()).unwrap();
+    let subscribe = || Operation::Task(Request::SubscribeToTask(v1::SubscribeToTaskRequest { id: "t1".into(), ..Default::default() }));
+    // Two subscribers on every binding and version; the second of each made its call after
+    // another one, so JSON-RPC ids differ between the two.
+    let mut calls = Vec::new();
+    for round in 0..2 {
+        for (what, mut c) in all_clients() {
+            if round == 1 {
+                c.prepare(subscribe()).unwrap();
+            }
+            let call = decode_call(&endpoint, &c.prepare(subscribe()).unwrap().request);
+            calls.push((format!("{what} #{round}"), call));
+        }
+    }
+    let jsonrpc: Vec<&Call> = calls.iter().map(|(_, c)| c).filter(|c| c.binding == Binding::JsonRpc).collect();
+    assert!(jsonrpc.iter().any(|a| jsonrpc.iter().any(|b| a.version == b.version && a.jsonrpc_id != b.jsonrpc_id)), "the ids differ");
+
+    let update = v1::TaskArtifactUpdateEvent {
+        task_id: "t1".into(),
+        context_id: "c1".into(),
+        artifact: Some(v1::Artifact {
+            artifact_id: "a".into(),
+            parts: vec![v1::Part { content: Some(v1::part::Content::Text("line one\nline two".into())), ..Default::default() }],
+            ..Default::default()
+        }),
+        append: true,
+        ..Default::default()
+    };
+    let events = [
+        v1::StreamResponse { payload: Some(v1::stream_response::Payload::ArtifactUpdate(update)) },
+        // No payload: the v0.3 shapes cannot carry it (an error event, or a skipped gRPC message).
+        v1::StreamResponse { payload: None },
+    ];
+    let id = Some(a2a_wire::engine::EventId { epoch: 3, seq: 7 });
+    for event in &events {
+        for (wa, a) in &calls {
+            let shared = endpoint.encode_event(a, event);
+            for (wb, b) in &calls {
+                let same = endpoint.event_shape(a) == endpoint.event_shape(b);
+                assert_eq!(same, a.binding == b.binding && a.version == b.version, "{wa} / {wb}: the shape is the binding and version");
+                if !same {
+                    continue;
+                }
+                let mut framed = Vec::new();
+                shared.frame(&b.jsonrpc_id, id, &mut framed);
+                let mut fresh = Vec::new();
+                endpoint.stream_event(b, event, id, &mut fresh);
+                assert_eq!(String::from_utf8_lossy(&framed), String::from_utf8_lossy(&fresh), "{wa} encoded, framed for {wb}");
+                if b.binding == Binding::JsonRpc {
+                    let text = String::from_utf8(framed).unwrap();
+                    let data = text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+                    let v: serde_json::Value = serde_json::from_str(data).unwrap();
+                    assert_eq!(v["id"], b.jsonrpc_id, "{wb}: its own JSON-RPC id");
+                    assert!(text.starts_with("id: "), "{wb}: the SSE id");
+                }
+            }
+        }
+    }
+}

@@ -92,7 +92,7 @@ impl Harness {
     fn stream_events(out: &[Output], call: CallId) -> Vec<v1::StreamResponse> {
         out.iter()
             .filter_map(|o| match o {
-                Output::Stream { call: c, event, .. } if *c == call => Some(event.clone()),
+                Output::Stream { call: c, event, .. } if *c == call => Some((**event).clone()),
                 _ => None,
             })
             .collect()
@@ -898,7 +898,7 @@ fn a_run_that_fails_after_handing_its_task_back_leaves_it_waiting_for_input() {
 fn stream_ids(out: &[Output], call: CallId) -> Vec<(Option<EventId>, v1::StreamResponse)> {
     out.iter()
         .filter_map(|o| match o {
-            Output::Stream { call: c, event, id } if *c == call => Some((*id, event.clone())),
+            Output::Stream { call: c, event, id } if *c == call => Some((*id, (**event).clone())),
             _ => None,
         })
         .collect()

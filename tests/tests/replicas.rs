@@ -141,7 +141,7 @@ fn artifact(n: u32) -> AgentEvent {
 fn stream(out: &[Output], call: CallId) -> Vec<(EventId, v1::StreamResponse)> {
     out.iter()
         .filter_map(|o| match o {
-            Output::Stream { call: c, event, id } if *c == call => Some((id.expect("a task event has an id"), event.clone())),
+            Output::Stream { call: c, event, id } if *c == call => Some((id.expect("a task event has an id"), (**event).clone())),
             _ => None,
         })
         .collect()

@@ -69,7 +69,7 @@ fn exec(out: &[Output]) -> a2a_wire::engine::Execution {
 fn events(out: &[Output], call: CallId) -> Vec<v1::StreamResponse> {
     out.iter()
         .filter_map(|o| match o {
-            Output::Stream { call: c, event, .. } if *c == call => Some(event.clone()),
+            Output::Stream { call: c, event, .. } if *c == call => Some((**event).clone()),
             _ => None,
         })
         .collect()

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! server-load sse-one  --addr HOST:PORT --path /a2a/jsonrpc --n N      # one stream of N events (demo agent `ticks N 0`)
-//! server-load sse-fan  --addr HOST:PORT --path /a2a/jsonrpc --n N --subs S   # S subscribers to one task of N events
+//! server-load sse-fan  --addr HOST:PORT --path /a2a/jsonrpc --n N --subs S   # S subscribers to one task of N events (timed from the first event after the snapshot)
 //! server-load floor-sse --addr HOST:PORT --n N --size B [--subs S]     # the same against floor-server's /sse
 //! server-load mem      --addr HOST:PORT --path /a2a/jsonrpc --pid PID --conns C --tasks T
 //! ```
@@ -59,7 +59,10 @@ async fn read_head(s: &mut TcpStream) -> std::io::Result<(u16, bool, Vec<u8>)> {
 
 /// Counts the SSE events of a chunked stream to its end: (events, data bytes, time of the
 /// first event).
-async fn count_events(s: &mut TcpStream, mut pending: Vec<u8>) -> std::io::Result<(u64, u64, Option<Instant>)> {
+/// Reads a chunked SSE body to its end: the events after the first `skip` (a subscription's
+/// task snapshot, sent long before the events measured), their bytes, and when the first of
+/// them arrived.
+async fn count_events(s: &mut TcpStream, mut pending: Vec<u8>, mut skip: u64) -> std::io::Result<(u64, u64, Option<Instant>)> {
     let mut dec = ChunkedDecoder::default();
     let mut data = Vec::new();
     let (mut events, mut bytes, mut first) = (0u64, 0u64, None);
@@ -68,11 +71,17 @@ async fn count_events(s: &mut TcpStream, mut pending: Vec<u8>) -> std::io::Resul
     loop {
         data.clear();
         let done = dec.decode(&mut pending, &mut data).map_err(|e| std::io::Error::other(format!("{e:?}")))?;
-        bytes += data.len() as u64;
+        if skip == 0 {
+            bytes += data.len() as u64;
+        }
         for &b in &data {
             if b == b'\n' && tail == b'\n' {
-                events += 1;
-                first.get_or_insert_with(Instant::now);
+                if skip > 0 {
+                    skip -= 1;
+                } else {
+                    events += 1;
+                    first.get_or_insert_with(Instant::now);
+                }
             }
             tail = b;
         }
@@ -122,13 +131,14 @@ fn rss_kib(pid: &str) -> u64 {
         .unwrap_or(0)
 }
 
-async fn fan(addr: &str, subs: u64, make: impl Fn() -> Vec<u8>) -> std::io::Result<(u64, u64, f64)> {
+async fn fan(addr: &str, subs: u64, skip: u64, make: impl Fn() -> Vec<u8>) -> std::io::Result<(u64, u64, f64)> {
     let mut streams = Vec::new();
     for _ in 0..subs {
         streams.push(open_stream(addr, &make()).await?);
     }
     let started = Instant::now();
-    let tasks: Vec<_> = streams.into_iter().map(|(mut s, rest)| smol::spawn(async move { count_events(&mut s, rest).await })).collect();
+    let tasks: Vec<_> =
+        streams.into_iter().map(|(mut s, rest)| smol::spawn(async move { count_events(&mut s, rest, skip).await })).collect();
     let (mut events, mut bytes, mut first) = (0, 0, None::<Instant>);
     for t in tasks {
         let (e, b, f) = t.await?;
@@ -155,7 +165,7 @@ fn main() {
                 let body =
                     rpc("SendStreamingMessage", &message(&format!("ticks {n} 0"), &format!("sse-one-{}", std::process::id()), false));
                 let (mut s, rest) = open_stream(&addr, &request(&addr, "POST", &path, &body)).await?;
-                let (events, bytes, first) = count_events(&mut s, rest).await?;
+                let (events, bytes, first) = count_events(&mut s, rest, 0).await?;
                 let secs = first.map_or(1e-9, |f| f.elapsed().as_secs_f64());
                 Ok(
                     serde_json::json!({"mode": mode, "events": events, "bytes_per_event": bytes / events.max(1), "secs": secs, "events_per_s": events as f64 / secs}),
@@ -170,7 +180,7 @@ fn main() {
                     answer["result"]["task"]["id"].as_str().ok_or_else(|| std::io::Error::other(format!("no task: {answer}")))?.to_string();
                 let sub = rpc("SubscribeToTask", &format!(r#"{{"id":"{id}"}}"#));
                 let t0 = Instant::now();
-                let (events, bytes, secs) = fan(&addr, subs, || request(&addr, "POST", &path, &sub)).await?;
+                let (events, bytes, secs) = fan(&addr, subs, 1, || request(&addr, "POST", &path, &sub)).await?;
                 let subscribed_in = t0.elapsed().as_secs_f64() - secs;
                 Ok(serde_json::json!({"mode": mode, "subscribers": subs, "events": events, "bytes_per_event": bytes / events.max(1),
                     "secs": secs, "events_per_s": events as f64 / secs, "subscribe_secs": subscribed_in}))
@@ -178,7 +188,7 @@ fn main() {
             "floor-sse" => {
                 let size = num(&args, "--size", 200);
                 let req = format!("GET /sse?n={n}&size={size} HTTP/1.1\r\nhost: {addr}\r\n\r\n").into_bytes();
-                let (events, bytes, secs) = fan(&addr, subs, || req.clone()).await?;
+                let (events, bytes, secs) = fan(&addr, subs, 0, || req.clone()).await?;
                 Ok(
                     serde_json::json!({"mode": mode, "subscribers": subs, "events": events, "bytes_per_event": bytes / events.max(1), "secs": secs, "events_per_s": events as f64 / secs}),
                 )

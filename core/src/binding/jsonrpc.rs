@@ -266,9 +266,17 @@ pub fn encode_error_for(id: &Value, version: ProtocolVersion, error: &A2aError, 
 
 /// One stream event as a JSON-RPC response (the SSE `data`).
 pub fn encode_stream_event(id: &Value, version: ProtocolVersion, event: &v1::StreamResponse, out: &mut Vec<u8>) {
+    let mut result = Vec::new();
+    match encode_stream_result(version, event, &mut result) {
+        Ok(()) => frame_stream_result(id, &result, out),
+        Err(e) => encode_error_for(id, version, &e, out),
+    }
+}
+
+/// Writes the `result` of a stream event's response (the part every subscriber of the same
+/// version shares; [`frame_stream_result`] puts each one's id around it).
+pub fn encode_stream_result(version: ProtocolVersion, event: &v1::StreamResponse, out: &mut Vec<u8>) -> Result<(), A2aError> {
     let start = out.len();
-    open(id, out);
-    out.extend_from_slice(br#","result":"#);
     let r = if version.is_legacy() {
         event
             .to_v03()
@@ -278,13 +286,20 @@ pub fn encode_stream_event(id: &Value, version: ProtocolVersion, event: &v1::Str
     } else {
         json::encode_into(event, out).map_err(|e| A2aError::with_message(ErrorKind::Internal, alloc::format!("{e}")))
     };
-    match r {
-        Ok(()) => out.push(b'}'),
-        Err(e) => {
-            out.truncate(start);
-            encode_error_for(id, version, &e, out);
-        }
+    if r.is_err() {
+        out.truncate(start);
     }
+    r
+}
+
+/// Writes the response `{"jsonrpc":"2.0","id":ID,"result":RESULT}` around a result made by
+/// [`encode_stream_result`].
+pub fn frame_stream_result(id: &Value, result: &[u8], out: &mut Vec<u8>) {
+    out.reserve(result.len() + 40);
+    open(id, out);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result);
+    out.push(b'}');
 }
 
 // ---------------------------------------------------------------- client

@@ -194,7 +194,11 @@ impl Engine {
             s.started = true;
         }
         let id = self.snapshot_id(&task_id);
-        self.out.push_back(Output::Stream { call, event: v1::StreamResponse { payload: Some(v1::stream_response::Payload::Task(t)) }, id });
+        self.out.push_back(Output::Stream {
+            call,
+            event: Arc::new(v1::StreamResponse { payload: Some(v1::stream_response::Payload::Task(t)) }),
+            id,
+        });
     }
 
     /// The id of a Task snapshot of `task_id`: the id of the last event it holds. A task
@@ -399,7 +403,7 @@ impl Engine {
                         .insert(call, Stream { task_id: req.id.clone(), history_length: None, started: true, origin: None, shown: None });
                     self.task_streams.entry(req.id.clone()).or_default().push(call);
                     for (seq, event) in missed {
-                        self.out.push_back(Output::Stream { call, event, id: Some(EventId { epoch, seq }) });
+                        self.out.push_back(Output::Stream { call, event: Arc::new(event), id: Some(EventId { epoch, seq }) });
                     }
                 }
                 None => self.attach(call, &req.id, true, None, false, None),

@@ -241,8 +241,9 @@ pub enum Output {
     Stream {
         /// The call.
         call: CallId,
-        /// The event.
-        event: v1::StreamResponse,
+        /// The event (shared: every stream of a task gets the same one, so a host can encode
+        /// it once per shape, see [`crate::server::Endpoint::encode_event`]).
+        event: Arc<v1::StreamResponse>,
         /// Its id, for a subscriber to resume after it (`None` for a direct reply, which
         /// has no task).
         id: Option<EventId>,

@@ -157,7 +157,7 @@ impl Engine {
                 for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
                     self.out.push_back(Output::Stream {
                         call,
-                        event: v1::StreamResponse { payload: Some(v1::stream_response::Payload::Message(m.clone())) },
+                        event: Arc::new(v1::StreamResponse { payload: Some(v1::stream_response::Payload::Message(m.clone())) }),
                         id: None,
                     });
                     self.end_stream(call, None);
@@ -327,9 +327,10 @@ impl Engine {
                 cache.events.push(StoredEvent { task_id: String::from(task_id), seq: id.seq, body });
             }
             self.trim_event_log(task_id);
+            let shared = Arc::new(event.clone());
             for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
                 if self.streams.get(&call).is_some_and(|s| s.started) {
-                    self.out.push_back(Output::Stream { call, event: event.clone(), id: Some(id) });
+                    self.out.push_back(Output::Stream { call, event: shared.clone(), id: Some(id) });
                 }
             }
         }

@@ -794,7 +794,7 @@ impl Engine {
                 let mut gap = false;
                 for (seq, body) in events.iter().filter(|(n, _)| *n > known) {
                     let event = match <v1::StreamResponse as prost::Message>::decode(body.as_slice()) {
-                        Ok(e) if *seq == last + 1 => e,
+                        Ok(e) if *seq == last + 1 => Arc::new(e),
                         _ => {
                             gap = true;
                             break;
@@ -869,7 +869,7 @@ impl Engine {
                 );
                 self.task_streams.entry(String::from(task_id)).or_default().push(call);
                 for (seq, event) in missed.into_iter().chain(rest) {
-                    self.out.push_back(Output::Stream { call, event, id: Some(EventId { epoch, seq }) });
+                    self.out.push_back(Output::Stream { call, event: Arc::new(event), id: Some(EventId { epoch, seq }) });
                 }
             }
             None => self.attach(call, task_id, true, None, false, None),

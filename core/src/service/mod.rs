@@ -71,13 +71,14 @@ use crate::http::{HttpRequest, HttpResponse};
 use crate::log::{Level, SharedLog};
 use crate::op::{Method, Operation, Response};
 use crate::proto::google::protobuf::Timestamp;
-use crate::server::{Call, ConfigError, Endpoint, Limits};
+use crate::server::{Call, ConfigError, EncodedEvent, Endpoint, EventShape, Limits};
 use crate::v1;
 use crate::version::ProtocolVersion;
 use crate::webhook::{self, Attempt, Deliveries, DeliveryId, Outcome};
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::format;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 /// Service settings.
@@ -309,6 +310,36 @@ pub struct Service {
     deliveries: Deliveries,
     log: SharedLog,
     shutting_down: bool,
+    /// The last stream event, encoded once per shape of the streams it went to.
+    encoded: EncodedCache,
+}
+
+/// A task's streams get each event one after another, so one event is encoded once per
+/// [`EventShape`] (JSON-RPC v1.0, v0.3, ...) and each stream's frame only adds its own ids.
+#[derive(Default)]
+struct EncodedCache {
+    event: Option<Arc<v1::StreamResponse>>,
+    shapes: Vec<(EventShape, EncodedEvent)>,
+}
+
+impl EncodedCache {
+    /// `event` encoded for `call`'s shape, from the cache when it was already.
+    fn get(&mut self, endpoint: &Endpoint, call: &Call, event: &Arc<v1::StreamResponse>) -> &EncodedEvent {
+        if !self.event.as_ref().is_some_and(|e| Arc::ptr_eq(e, event)) {
+            self.event = Some(event.clone());
+            self.shapes.clear();
+        }
+        let shape = endpoint.event_shape(call);
+        let at = match self.shapes.iter().position(|(s, _)| *s == shape) {
+            Some(at) => at,
+            None => {
+                self.shapes.push((shape, endpoint.encode_event(call, event)));
+                self.shapes.len() - 1
+            }
+        };
+        // `at` is an index the search found or the entry just pushed.
+        &self.shapes[at].1
+    }
 }
 
 impl core::fmt::Debug for Service {
@@ -356,6 +387,7 @@ impl Service {
             calls: BTreeMap::new(),
             next_call: 0,
             out: VecDeque::new(),
+            encoded: EncodedCache::default(),
             deliveries,
             log: config.log,
             shutting_down: false,
@@ -730,7 +762,7 @@ impl Service {
                     self.out.push_back(Output::StreamHead { call, head });
                 }
                 let mut bytes = Vec::new();
-                self.endpoint.stream_event(c, &event, id, &mut bytes);
+                self.encoded.get(&self.endpoint, c, &event).frame(&c.jsonrpc_id, id, &mut bytes);
                 if !bytes.is_empty() {
                     self.out.push_back(Output::StreamFrame { call, bytes });
                 }
