@@ -15,6 +15,7 @@
 //! exactly the events after it when the log still holds all of them; otherwise it gets the
 //! current Task, as a new subscriber does, and loses intermediate events but no state.
 
+use super::store::{default_seed, IdMap};
 use crate::v1;
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::string::String;
@@ -113,7 +114,8 @@ pub(crate) struct EventLog {
     limits: EventLogLimits,
     /// The protobuf size of every task's `events`.
     bytes: usize,
-    logs: BTreeMap<String, TaskLog>,
+    /// By task id (a hash map: a B-tree of string ids compares their bytes at every level).
+    logs: IdMap<TaskLog>,
     /// Tasks by last change, oldest first.
     recent: BTreeMap<u64, String>,
     tick: u64,
@@ -121,7 +123,7 @@ pub(crate) struct EventLog {
 
 impl EventLog {
     pub(crate) fn new(epoch: u32, limits: EventLogLimits) -> Self {
-        EventLog { epoch, limits, bytes: 0, logs: BTreeMap::new(), recent: BTreeMap::new(), tick: 0 }
+        EventLog { epoch, limits, bytes: 0, logs: IdMap::new(default_seed()), recent: BTreeMap::new(), tick: 0 }
     }
 
     /// The id of the latest event of `task_id` (number 0 before its first event).
@@ -133,7 +135,7 @@ impl EventLog {
     /// started), so that a resume from number 0 is known to miss nothing. Afterwards, while
     /// [`EventLog::over_bound`] names a task, [`EventLog::evict`] it.
     pub(crate) fn open(&mut self, task_id: &str) {
-        if !self.logs.contains_key(task_id) {
+        if self.logs.get(task_id).is_none() {
             self.touch(task_id);
         }
     }

@@ -153,9 +153,12 @@ impl<V: core::fmt::Debug> core::fmt::Debug for IdMap<V> {
 pub struct MemoryStore {
     tasks: IdMap<Box<StoredTask>>,
     messages: IdMap<MessageRecord>,
-    /// Terminal tasks by when they last changed (ms), for retention.
-    finished: alloc::collections::BTreeSet<(i64, String)>,
-    finished_at: alloc::collections::BTreeMap<String, i64>,
+    /// Terminal tasks by when they last changed (ms, then order of arrival), for
+    /// retention; keyed by numbers alone, so that keeping it in order compares no ids.
+    finished: alloc::collections::BTreeMap<(i64, u64), String>,
+    /// Each terminal task's key in `finished`.
+    finished_at: IdMap<(i64, u64)>,
+    finished_count: u64,
 }
 
 impl Default for MemoryStore {
@@ -177,8 +180,9 @@ impl MemoryStore {
         MemoryStore {
             tasks: IdMap::new(seed),
             messages: IdMap::new(seed.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15),
-            finished: alloc::collections::BTreeSet::new(),
-            finished_at: alloc::collections::BTreeMap::new(),
+            finished: alloc::collections::BTreeMap::new(),
+            finished_at: IdMap::new(seed.rotate_left(16) ^ 0x6a09_e667_f3bc_c909),
+            finished_count: 0,
         }
     }
 }
@@ -214,12 +218,14 @@ impl MemoryStore {
         let terminal =
             self.get(id).is_some_and(|t| matches!(t.record.state().map(crate::task::class), Some(crate::task::StateClass::Terminal)));
         if let Some(old) = self.finished_at.get(id).copied() {
-            self.finished.remove(&(old, String::from(id)));
+            self.finished.remove(&old);
             self.finished_at.remove(id);
         }
         if terminal {
-            self.finished.insert((now_ms, String::from(id)));
-            self.finished_at.insert(String::from(id), now_ms);
+            self.finished_count += 1;
+            let key = (now_ms, self.finished_count);
+            self.finished.insert(key, String::from(id));
+            self.finished_at.insert(String::from(id), key);
         }
     }
     /// Every task, in any order.
@@ -251,7 +257,7 @@ impl MemoryStore {
     pub(crate) fn expire(&mut self, before_ms: i64, limit: usize) -> Vec<String> {
         let mut gone = Vec::new();
         while gone.len() < limit {
-            let Some((at, _)) = self.finished.first() else { break };
+            let Some(((at, _), _)) = self.finished.first_key_value() else { break };
             if *at >= before_ms {
                 break;
             }
