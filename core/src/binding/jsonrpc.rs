@@ -264,17 +264,9 @@ pub fn encode_error_for(id: &Value, version: ProtocolVersion, error: &A2aError, 
     out.push(b'}');
 }
 
-/// One stream event as a JSON-RPC response (the SSE `data`).
-pub fn encode_stream_event(id: &Value, version: ProtocolVersion, event: &v1::StreamResponse, out: &mut Vec<u8>) {
-    let mut result = Vec::new();
-    match encode_stream_result(version, event, &mut result) {
-        Ok(()) => frame_stream_result(id, &result, out),
-        Err(e) => encode_error_for(id, version, &e, out),
-    }
-}
-
-/// Writes the `result` of a stream event's response (the part every subscriber of the same
-/// version shares; [`frame_stream_result`] puts each one's id around it).
+/// Writes the `result` of a stream event's JSON-RPC response (the part every subscriber of
+/// the same version shares; [`frame_stream_result`] puts each one's id around it, and a
+/// failure is answered with [`encode_error_for`] in its place).
 pub fn encode_stream_result(version: ProtocolVersion, event: &v1::StreamResponse, out: &mut Vec<u8>) -> Result<(), A2aError> {
     let start = out.len();
     let r = if version.is_legacy() {

@@ -327,10 +327,12 @@ impl Engine {
                 cache.events.push(StoredEvent { task_id: String::from(task_id), seq: id.seq, body });
             }
             self.trim_event_log(task_id);
-            let shared = Arc::new(event.clone());
+            // One copy shared by every stream, made only when there is one.
+            let mut shared: Option<Arc<v1::StreamResponse>> = None;
             for call in self.task_streams.get(task_id).cloned().unwrap_or_default() {
                 if self.streams.get(&call).is_some_and(|s| s.started) {
-                    self.out.push_back(Output::Stream { call, event: shared.clone(), id: Some(id) });
+                    let event = shared.get_or_insert_with(|| Arc::new(event.clone())).clone();
+                    self.out.push_back(Output::Stream { call, event, id: Some(id) });
                 }
             }
         }

@@ -158,6 +158,7 @@ pub struct MemoryStore {
     finished: alloc::collections::BTreeMap<(i64, u64), String>,
     /// Each terminal task's key in `finished`.
     finished_at: IdMap<(i64, u64)>,
+    /// The arrival number of the last entry of `finished`.
     finished_count: u64,
 }
 

@@ -180,14 +180,13 @@ impl Endpoint {
             }
             Framing::Grpc => {
                 let mut msg = Vec::new();
-                if call.version.is_legacy() {
+                Body::Grpc(if call.version.is_legacy() {
                     // An event v0.3 cannot carry is skipped rather than sent malformed.
                     grpc::encode_stream_event_v03_with(event, call.v03_files, &mut msg).ok().map(|_| msg)
                 } else {
                     crate::codec::protobuf::encode_into(event, &mut msg);
                     Some(msg)
-                }
-                .map_or(Body::Grpc(None), |m| Body::Grpc(Some(m)))
+                })
             }
             Framing::Sse => {
                 let mut data = Vec::new();
